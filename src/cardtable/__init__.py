@@ -1,0 +1,3 @@
+"""cardtable: card games for people and bots."""
+
+__version__ = "0.1.0"

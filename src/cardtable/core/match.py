@@ -1,0 +1,105 @@
+"""Play one game between agents in this process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardtable.core.contract import ActionError, Agent, Event, Game, GameInfo, Request, Result
+
+
+@dataclass
+class Fault:
+    """A decision an agent did not answer usably; a fallback answered it instead."""
+
+    seat: int
+    request_kind: str
+    reason: str
+
+
+@dataclass
+class MatchLog:
+    """What happened besides the game itself: faults per seat."""
+
+    faults: list[Fault] = field(default_factory=list)
+
+
+def start_agents(game: Game, agents: Sequence[Agent], names: Sequence[str] = ()) -> None:
+    rules = game.rules_json()
+    for seat, agent in enumerate(agents):
+        start = getattr(agent, "start", None)
+        if start is not None:
+            start(seat, GameInfo(game.name, rules, game.seats, seat, tuple(names)))
+
+
+def run_match(
+    game: Game,
+    agents: Sequence[Agent],
+    *,
+    names: Sequence[str] = (),
+    fallback: Callable[[int], Agent] | None = None,
+    guard: Callable[[Agent, Any, Request], Any] | None = None,
+    on_event: Callable[[Event], None] | None = None,
+    log: MatchLog | None = None,
+) -> Result:
+    """Ask the agents until the game is over and return the result.
+
+    Without ``fallback`` an agent's error propagates (a bug should be loud). With it, an agent that
+    raises or answers with an invalid or illegal action has that decision answered by
+    ``fallback(seat)`` and the fault is written to ``log``. ``guard(agent, obs, request)`` may wrap
+    the call (for a timeout); it raises to signal a fault.
+    """
+    if len(agents) != game.seats:
+        raise ValueError(f"{len(agents)} agents for {game.seats} seats")
+    start_agents(game, agents, names)
+    wants = [getattr(a, "wants_observation", True) for a in agents]
+    listeners = [(s, a.event) for s, a in enumerate(agents) if hasattr(a, "event")]  # type: ignore[attr-defined]
+    seen = 0
+    if listeners or on_event:
+        seen = _deliver(game, 0, listeners, on_event)
+    while True:
+        pending = game.pending()
+        if not pending:
+            break
+        request = pending[0]
+        seat = request.seat
+        agent = agents[seat]
+        obs = game.observe(seat) if wants[seat] else None
+        if fallback is None:
+            action = agent.act(obs, request) if guard is None else guard(agent, obs, request)
+            game.apply(seat, action)
+        else:
+            try:
+                action = agent.act(obs, request) if guard is None else guard(agent, obs, request)
+                game.apply(seat, action)
+            except Exception as exc:  # any failure of the agent is a fault, never a crash
+                reason = exc.reason if isinstance(exc, ActionError) else f"{type(exc).__name__}: {exc}"
+                if log is not None:
+                    log.faults.append(Fault(seat, request.kind, reason))
+                backup = fallback(seat)
+                game.apply(seat, backup.act(game.observe(seat), request))
+        if listeners or on_event:
+            seen = _deliver(game, seen, listeners, on_event)
+    result = game.result()
+    for agent in agents:
+        end = getattr(agent, "end", None)
+        if end is not None:
+            end(result)
+    return result
+
+
+def _deliver(
+    game: Game,
+    since: int,
+    listeners: list[tuple[int, Callable[[Event], None]]],
+    on_event: Callable[[Event], None] | None,
+) -> int:
+    new = game.events(since)
+    for ev in new:
+        if on_event is not None:
+            on_event(ev)
+        for seat, hook in listeners:
+            if ev.visible_to(seat):
+                hook(ev)
+    return since + len(new)

@@ -1,0 +1,109 @@
+"""Find games and bots by name.
+
+Each game package exposes a module-level ``SPEC`` (:class:`GameSpec`); games are imported lazily
+so that the core never depends on a particular game.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cardtable.core.contract import Agent, Event, Game
+
+#: Game name -> module that defines ``SPEC``.
+GAME_MODULES: dict[str, str] = {
+    "kuhhandel": "cardtable.games.kuhhandel",
+    "cunegonda": "cardtable.games.cunegonda",
+}
+
+#: A bot factory takes a seed (for the bot's own random choices) and keyword options.
+BotFactory = Callable[..., Agent]
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What the platform needs to know about a game to host it."""
+
+    name: str
+    new_game: Callable[[Any, int, int], Game]
+    rules_from_json: Callable[[Mapping[str, Any]], Any]
+    presets: Mapping[str, Any]
+    default_rules: str
+    seat_range: Callable[[Any], tuple[int, int]]
+    describe_event: Callable[[Event, tuple[str, ...]], str]
+    bots: Mapping[str, BotFactory] = field(default_factory=dict)
+
+    def resolve_rules(self, rules: str | Mapping[str, Any] | None) -> Any:
+        """A preset name, a rule set as JSON, or ``None`` for the default preset."""
+        if rules is None:
+            rules = self.default_rules
+        if isinstance(rules, str):
+            try:
+                return self.presets[rules]
+            except KeyError:
+                known = ", ".join(sorted(self.presets))
+                raise ValueError(f"unknown rule set {rules!r} for {self.name} (known: {known})") from None
+        return self.rules_from_json(rules)
+
+
+def game_names() -> list[str]:
+    return sorted(GAME_MODULES)
+
+
+def game_spec(name: str) -> GameSpec:
+    try:
+        module = GAME_MODULES[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r} (known: {', '.join(game_names())})") from None
+    spec = importlib.import_module(module).SPEC
+    assert isinstance(spec, GameSpec)
+    return spec
+
+
+def load_bot(game: str, ref: str, seed: int = 0, **options: Any) -> Agent:
+    """Build a bot from a registered name (``random``, ``heuristic``, ``expert``) or a file.
+
+    A file reference is ``path/to/bot.py:ClassName`` (or ``path/to/bot.py`` with a class or factory
+    called ``Bot``). The class is called with ``seed=`` if it accepts it.
+    """
+    spec = game_spec(game)
+    if ":" not in ref and not ref.endswith(".py"):
+        try:
+            factory = spec.bots[ref]
+        except KeyError:
+            known = ", ".join(sorted(spec.bots))
+            raise ValueError(f"unknown bot {ref!r} for {game} (built in: {known}; or path.py:Class)") from None
+        return factory(seed=seed, **options)
+    path_text, _, attr = ref.rpartition(":") if ":" in ref else (ref, ":", "Bot")
+    path = Path(path_text)
+    if not path.is_file():
+        raise ValueError(f"bot file {path} not found")
+    mod_name = f"cardtable_userbot_{abs(hash(path.resolve()))}"
+    module = sys.modules.get(mod_name)
+    if module is None:
+        loader_spec = importlib.util.spec_from_file_location(mod_name, path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise ValueError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[mod_name] = module
+        try:
+            loader_spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[mod_name]
+            raise ValueError(f"bot file {path} failed to import: {exc!r}") from exc
+    target = getattr(module, attr or "Bot", None)
+    if target is None:
+        raise ValueError(f"{path} has no {attr or 'Bot'}")
+    try:
+        bot = target(seed=seed, **options)
+    except TypeError:
+        bot = target(**options)
+    if not callable(getattr(bot, "act", None)):
+        raise ValueError(f"{ref} is not an agent: it has no act(observation, request) method")
+    return bot  # type: ignore[no-any-return]

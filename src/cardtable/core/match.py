@@ -16,6 +16,8 @@ class Fault:
     seat: int
     request_kind: str
     reason: str
+    #: Class name of the exception that made the fault (``"IllegalAction"``, ``"TimeoutError"``...).
+    error: str = ""
 
 
 @dataclass
@@ -76,7 +78,7 @@ def run_match(
             except Exception as exc:  # any failure of the agent is a fault, never a crash
                 reason = exc.reason if isinstance(exc, ActionError) else f"{type(exc).__name__}: {exc}"
                 if log is not None:
-                    log.faults.append(Fault(seat, request.kind, reason))
+                    log.faults.append(Fault(seat, request.kind, reason, type(exc).__name__))
                 backup = fallback(seat)
                 game.apply(seat, backup.act(game.observe(seat), request))
         if listeners or on_event:

@@ -1,0 +1,251 @@
+"""Kuhhandel actions: small immutable values, one class per kind of answer.
+
+Every action encodes to JSON as ``{"kind": ..., **fields}`` (:func:`to_json`) and back
+(:func:`from_json`, which raises :class:`~cardtable.core.InvalidAction` for anything malformed).
+Notes are always a tuple of face values (``(10, 10, 50)``), never amounts.
+
+======================  ===============  ==============================================
+request kind            answered with    meaning
+======================  ===============  ==============================================
+``turn``                ``AUCTION``,     draw and auction the top card (§4), or
+                        ``Challenge``    challenge a seat to a cow trade (§5)
+``bid``                 ``Bid``, ``PASS``  raise the auction / not now (§4.3)
+``knock``               ``KNOCK``        open auctions: the auctioneer closes it (§4.3)
+``sell_or_buy``         ``SELL``, ``BUY``  the auctioneer's choice (§4.5)
+``pay``                 ``Pay``          notes for an amount, no change (§4.6)
+``offer``               ``Offer``        the challenger's hidden offer (§5.2)
+``respond``             ``ACCEPT``,      take the offer, or counter face down (§5.3)
+                        ``Counter``
+``claim``               ``Claim``        pedigree countdown: the count to claim at (§9.2)
+``preempt``             ``PREEMPT``,     the auctioneer takes the pedigree itself (§9.2)
+                        ``RELEASE``
+``rat``                 ``TAKE_RAT``,    take the rat and its notes, or place a note (§9.3)
+                        ``PlaceNote``
+``divide``              ``KEEP``,        the duel: keep the peeked card or give it (§10)
+                        ``GIVE``
+======================  ===============  ==============================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from cardtable.core.contract import InvalidAction
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """Base class of every Kuhhandel action."""
+
+    kind: ClassVar[str] = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+
+@dataclass(frozen=True, slots=True)
+class Auction(Action):
+    """Draw the top card and put it up for auction."""
+
+    kind: ClassVar[str] = "auction"
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge(Action):
+    """Start a cow trade against ``opponent`` for ``species`` (an index into the rule set)."""
+
+    kind: ClassVar[str] = "challenge"
+    opponent: int
+    species: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "opponent": self.opponent, "species": self.species}
+
+
+@dataclass(frozen=True, slots=True)
+class Bid(Action):
+    """Bid ``amount`` (an amount, not notes)."""
+
+    kind: ClassVar[str] = "bid"
+    amount: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "amount": self.amount}
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Action):
+    """Do not bid now (in ``rounds`` auctions a seat that passed is asked again next round)."""
+
+    kind: ClassVar[str] = "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Knock(Action):
+    """Open auctions: the auctioneer closes the auction ("going once, going twice, sold")."""
+
+    kind: ClassVar[str] = "knock"
+
+
+@dataclass(frozen=True, slots=True)
+class Sell(Action):
+    """The auctioneer sells to the highest bidder."""
+
+    kind: ClassVar[str] = "sell"
+
+
+@dataclass(frozen=True, slots=True)
+class Buy(Action):
+    """The auctioneer pre-empts: pays the highest bid to the highest bidder and keeps the card."""
+
+    kind: ClassVar[str] = "buy"
+
+
+@dataclass(frozen=True, slots=True)
+class _Notes(Action):
+    notes: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "notes": list(self.notes)}
+
+
+@dataclass(frozen=True, slots=True)
+class Pay(_Notes):
+    """Pay the requested amount with these notes."""
+
+    kind: ClassVar[str] = "pay"
+
+
+@dataclass(frozen=True, slots=True)
+class Offer(_Notes):
+    """The challenger's face-down offer (any of its notes; empty is allowed)."""
+
+    kind: ClassVar[str] = "offer"
+
+
+@dataclass(frozen=True, slots=True)
+class Accept(Action):
+    """The opponent takes the offer and hands over the cards at stake."""
+
+    kind: ClassVar[str] = "accept"
+
+
+@dataclass(frozen=True, slots=True)
+class Counter(_Notes):
+    """The opponent's face-down counter-offer (any of its notes; empty is allowed)."""
+
+    kind: ClassVar[str] = "counter"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim(Action):
+    """Pedigree countdown: claim the card when the count reaches ``count`` (0 = never claim)."""
+
+    kind: ClassVar[str] = "claim"
+    count: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "count": self.count}
+
+
+@dataclass(frozen=True, slots=True)
+class Preempt(Action):
+    """The auctioneer takes the pedigree card and gives the claimant the notes."""
+
+    kind: ClassVar[str] = "preempt"
+
+
+@dataclass(frozen=True, slots=True)
+class Release(Action):
+    """The auctioneer lets the claimant have the pedigree card for the notes."""
+
+    kind: ClassVar[str] = "release"
+
+
+@dataclass(frozen=True, slots=True)
+class TakeRat(Action):
+    """Take the rat together with every note placed beside it."""
+
+    kind: ClassVar[str] = "take_rat"
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceNote(Action):
+    """Place one note (any value, 0 allowed) face down beside the rat."""
+
+    kind: ClassVar[str] = "place_note"
+    note: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "note": self.note}
+
+
+@dataclass(frozen=True, slots=True)
+class Keep(Action):
+    """The duel: keep the peeked card (the opponent gets the next card unseen)."""
+
+    kind: ClassVar[str] = "keep"
+
+
+@dataclass(frozen=True, slots=True)
+class Give(Action):
+    """The duel: give the peeked card to the opponent (this seat gets the next card unseen)."""
+
+    kind: ClassVar[str] = "give"
+
+
+AUCTION = Auction()
+PASS = Pass()
+KNOCK = Knock()
+SELL = Sell()
+BUY = Buy()
+ACCEPT = Accept()
+PREEMPT = Preempt()
+RELEASE = Release()
+TAKE_RAT = TakeRat()
+KEEP = Keep()
+GIVE = Give()
+
+_SINGLETONS: dict[str, Action] = {
+    a.kind: a for a in (AUCTION, PASS, KNOCK, SELL, BUY, ACCEPT, PREEMPT, RELEASE, TAKE_RAT, KEEP, GIVE)
+}
+_NOTES: dict[str, type[_Notes]] = {"pay": Pay, "offer": Offer, "counter": Counter}
+
+
+def _int(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    if type(value) is not int:
+        raise InvalidAction(f"{data.get('kind')!r} needs an integer {key!r}, got {value!r}")
+    return value
+
+
+def from_json(data: Any) -> Action:
+    """Decode an action; raises :class:`InvalidAction` with a readable reason."""
+    if isinstance(data, Action):
+        return data
+    if not isinstance(data, Mapping):
+        raise InvalidAction(f"an action is a JSON object with a 'kind', got {data!r}")
+    kind = data.get("kind")
+    single = _SINGLETONS.get(kind)  # type: ignore[arg-type]
+    if single is not None:
+        return single
+    if kind in _NOTES:
+        notes = data.get("notes")
+        if not isinstance(notes, list | tuple) or not all(type(n) is int and n >= 0 for n in notes):
+            raise InvalidAction(f"{kind!r} needs 'notes': a list of note values, got {notes!r}")
+        return _NOTES[kind](tuple(sorted(notes)))
+    if kind == "bid":
+        return Bid(_int(data, "amount"))
+    if kind == "challenge":
+        return Challenge(_int(data, "opponent"), _int(data, "species"))
+    if kind == "claim":
+        return Claim(_int(data, "count"))
+    if kind == "place_note":
+        return PlaceNote(_int(data, "note"))
+    raise InvalidAction(f"unknown action kind {kind!r}")
+
+
+def to_json(action: Action) -> dict[str, Any]:
+    return action.to_json()

@@ -1,0 +1,16 @@
+"""Built-in Kuhhandel bots, by registered name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cardtable.games.kuhhandel.bots.heuristic import HeuristicBot
+from cardtable.games.kuhhandel.bots.random_bot import RandomBot
+
+BOTS: dict[str, Callable[..., Any]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+}
+
+__all__ = ["BOTS", "HeuristicBot", "RandomBot"]

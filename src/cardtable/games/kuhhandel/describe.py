@@ -1,0 +1,89 @@
+"""Plain-words lines for Kuhhandel events (the play log in the terminal and the browser)."""
+
+from __future__ import annotations
+
+from cardtable.core.contract import Event
+
+# Species names are looked up from the rule set by the caller when it knows them; events carry
+# indices. The classic names serve as a default.
+CLASSIC_NAMES = ("Chicken", "Goose", "Cat", "Dog", "Sheep", "Goat", "Donkey", "Pig", "Cow", "Horse")
+
+
+def card_name(card: int, species: tuple[str, ...] = CLASSIC_NAMES) -> str:
+    n = len(species)
+    if card < n:
+        return species[card]
+    if card < 2 * n:
+        return f"{species[card - n]} pedigree"
+    return "Rat"
+
+
+def describe_event(event: Event, names: tuple[str, ...] = (), species: tuple[str, ...] = CLASSIC_NAMES) -> str:
+    """One line for people; an empty string for events not worth a line."""
+    d = event.data
+
+    def who(seat: object) -> str:
+        if isinstance(seat, int) and 0 <= seat < len(names):
+            return names[seat]
+        return f"seat {seat}"
+
+    k = event.kind
+    if k == "start":
+        return f"A game for {d['seats']} seats begins; {who(d['first'])} starts; {d['deck']} cards in the deck."
+    if k == "turn":
+        return ""
+    if k == "end_phase":
+        return "The deck is empty: every turn is now a cow trade."
+    if k == "draw":
+        return f"{who(d['seat'])} draws the {card_name(d['card'], species)} ({d['deck']} left)."
+    if k == "payout":
+        return f"Donkey! The bank pays a {d['note']} note to {len(d['seats'])} seats."
+    if k == "auction":
+        return ""
+    if k == "bid":
+        return f"  {who(d['seat'])} bids {d['amount']}."
+    if k == "pass":
+        return ""
+    if k == "knock":
+        return f"  {who(d['seat'])} knocks the auction down."
+    if k == "no_bid":
+        return f"  Nobody bids: {who(d['seat'])} takes the {card_name(d['card'], species)} for free."
+    if k == "closed":
+        return f"  Going once, going twice: {d['high']} from {who(d['high_bidder'])}."
+    if k == "decision":
+        return f"  {who(d['seat'])} {'buys it (pre-emption)' if d['buy'] else 'sells'}."
+    if k == "exposed":
+        return f"  {who(d['seat'])} cannot pay and shows {d['notes']} (worth {d['value']}); the auction is repeated."
+    if k == "payment":
+        return f"  {who(d['from'])} pays {who(d['to'])} {d['count']} notes for {d['amount']}."
+    if k == "payment_notes":
+        return f"  (notes: {d['notes']})"
+    if k == "card":
+        return f"  {who(d['seat'])} gets the {card_name(d['card'], species)}."
+    if k == "challenge":
+        return (
+            f"{who(d['seat'])} challenges {who(d['opponent'])} to a cow trade for "
+            f"{d['cards']} {card_name(d['species'], species)}."
+        )
+    if k == "offer":
+        return f"  {who(d['seat'])} offers {d['count']} notes face down."
+    if k == "accept":
+        return f"  {who(d['seat'])} accepts."
+    if k == "counter":
+        return f"  {who(d['seat'])} counters with {d['count']} notes."
+    if k == "tie":
+        return "  A tie! The offers are exchanged and the challenger offers again."
+    if k == "tie_notes":
+        return f"  (offers: {d['offer']} against {d['counter']})"
+    if k == "trade":
+        return f"  {who(d['winner'])} wins {d['cards']} {card_name(d['species'], species)}."
+    if k == "trade_notes":
+        counter = "accepted" if d["counter"] is None else str(d["counter"])
+        return f"  (offer {d['offer']}, counter {counter})"
+    if k == "skip":
+        return f"{who(d['seat'])} cannot trade and is skipped."
+    if k == "end":
+        return f"The game ends: {d['reason']}."
+    if k == "wallets":
+        return ""
+    return f"{k}: {dict(d)}"

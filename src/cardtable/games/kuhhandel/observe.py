@@ -1,0 +1,149 @@
+"""What one seat may know (spec §11), as an immutable snapshot.
+
+Public: the deck size, every card and who holds it, every bid, auction and trade outcomes, each
+seat's number of notes, note counts of offers and payments, exposed wallets, payouts. Private to
+the seat: its own notes (and its own offer while a cow trade is open). Notes that passed between
+two seats are in the events those two seats receive, never in anyone else's observation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from cardtable.games.kuhhandel.money import to_notes
+
+if TYPE_CHECKING:
+    from cardtable.games.kuhhandel.state import KuhhandelGame
+
+
+@dataclass(frozen=True)
+class AuctionView:
+    """The auction under way (public)."""
+
+    auctioneer: int
+    card: int
+    high: int
+    high_bidder: int | None
+    bids: tuple[tuple[int, int], ...]
+    """Every answer so far as ``(seat, amount)``; amount 0 is a pass."""
+    round: int
+    exposed: dict[int, tuple[int, ...]]
+    """Seats whose wallets were revealed for this card (§4.7), with the notes shown."""
+    caps: dict[int, int]
+
+
+@dataclass(frozen=True)
+class TradeView:
+    """The cow trade under way (public, except ``my_offer``)."""
+
+    challenger: int
+    opponent: int
+    species: int
+    cards: int
+    offer_count: int | None
+    again: bool
+    my_offer: tuple[int, ...] | None
+
+
+@dataclass(frozen=True)
+class KuhhandelObservation:
+    """A seat's view of the game. ``seat`` is ``None`` for a spectator (``wallet`` is then ``None``)."""
+
+    seat: int | None
+    seats: int
+    rules: str
+    stage: str
+    turn_seat: int
+    end_phase: bool
+    deck_size: int
+    herds: tuple[tuple[int, ...], ...]
+    """Cards per species, per seat (public)."""
+    note_counts: tuple[int, ...]
+    wallet: tuple[int, ...] | None
+    """This seat's own notes (face values, smallest first)."""
+    bank: tuple[int, ...] | None
+    drawn: tuple[int, ...]
+    """Cards of each species drawn so far (so the payouts to come are known)."""
+    pedigrees: tuple[tuple[int, ...], ...]
+    rats: tuple[int, ...]
+    auction: AuctionView | None
+    trade: TradeView | None
+    payment: dict[str, Any] | None
+    turns: int
+    over: bool
+
+    @property
+    def money(self) -> int:
+        """Total value of this seat's notes (0 for a spectator)."""
+        return sum(self.wallet) if self.wallet else 0
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        if self.auction is not None:
+            a = data["auction"]
+            a["bids"] = [list(b) for b in self.auction.bids]
+            a["exposed"] = {str(k): list(v) for k, v in self.auction.exposed.items()}
+            a["caps"] = {str(k): v for k, v in self.auction.caps.items()}
+        for key in ("herds", "pedigrees"):
+            data[key] = [list(h) for h in data[key]]
+        for key in ("note_counts", "wallet", "bank", "drawn", "rats"):
+            if data[key] is not None:
+                data[key] = list(data[key])
+        if data["trade"] is not None and data["trade"]["my_offer"] is not None:
+            data["trade"]["my_offer"] = list(data["trade"]["my_offer"])
+        return data
+
+
+def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
+    from cardtable.games.kuhhandel import state as S
+
+    notes = game.rules.notes
+    stage = game.stage
+    auction = None
+    if stage in (S.BID, S.SELL_OR_BUY) or (stage is S.PAY and game.pay_reason == "auction"):
+        auction = AuctionView(
+            auctioneer=game.turn_seat,
+            card=game.card,
+            high=game.high,
+            high_bidder=game.high_bidder if game.high_bidder >= 0 else None,
+            bids=tuple(game.bids),
+            round=game.bid_round,
+            exposed=dict(game.exposed),
+            caps=dict(game.caps),
+        )
+    trade = None
+    if stage in (S.OFFER, S.RESPOND):
+        trade = TradeView(
+            challenger=game.challenger,
+            opponent=game.opponent,
+            species=game.trade_species,
+            cards=game.stake,
+            offer_count=None if game.offer is None else len(game.offer),
+            again=game.tie_rounds > 0,
+            my_offer=game.offer if seat == game.challenger and game.offer is not None else None,
+        )
+    payment = None
+    if stage is S.PAY:
+        payment = {"payer": game.payer, "payee": game.payee, "amount": game.amount, "for": game.pay_reason}
+    return KuhhandelObservation(
+        seat=seat,
+        seats=game.seats,
+        rules=game.rules.name,
+        stage=stage,
+        turn_seat=game.turn_seat,
+        end_phase=game.end_phase,
+        deck_size=len(game.deck),
+        herds=tuple(tuple(h) for h in game.herds),
+        note_counts=tuple(sum(w) for w in game.wallets),
+        wallet=None if seat is None else to_notes(game.wallets[seat], notes),
+        bank=None if game.bank is None else tuple(game.bank),
+        drawn=tuple(game.drawn),
+        pedigrees=tuple(tuple(p) for p in game.pedigrees),
+        rats=tuple(game.rats),
+        auction=auction,
+        trade=trade,
+        payment=payment,
+        turns=game.turns,
+        over=game.is_over(),
+    )

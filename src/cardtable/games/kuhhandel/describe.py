@@ -4,21 +4,7 @@ from __future__ import annotations
 
 from cardtable.core.contract import Event
 
-# Species names are looked up from the rule set by the caller when it knows them; events carry
-# indices. The classic names serve as a default.
-CLASSIC_NAMES = ("Chicken", "Goose", "Cat", "Dog", "Sheep", "Goat", "Donkey", "Pig", "Cow", "Horse")
-
-
-def card_name(card: int, species: tuple[str, ...] = CLASSIC_NAMES) -> str:
-    n = len(species)
-    if card < n:
-        return species[card]
-    if card < 2 * n:
-        return f"{species[card - n]} pedigree"
-    return "Rat"
-
-
-def describe_event(event: Event, names: tuple[str, ...] = (), species: tuple[str, ...] = CLASSIC_NAMES) -> str:
+def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
     """One line for people; an empty string for events not worth a line."""
     d = event.data
 
@@ -35,7 +21,7 @@ def describe_event(event: Event, names: tuple[str, ...] = (), species: tuple[str
     if k == "end_phase":
         return "The deck is empty: every turn is now a cow trade."
     if k == "draw":
-        return f"{who(d['seat'])} draws the {card_name(d['card'], species)} ({d['deck']} left)."
+        return f"{who(d['seat'])} draws the {d['name']} ({d['deck']} left)."
     if k == "payout":
         return f"Donkey! The bank pays a {d['note']} note to {len(d['seats'])} seats."
     if k == "auction":
@@ -47,7 +33,7 @@ def describe_event(event: Event, names: tuple[str, ...] = (), species: tuple[str
     if k == "knock":
         return f"  {who(d['seat'])} knocks the auction down."
     if k == "no_bid":
-        return f"  Nobody bids: {who(d['seat'])} takes the {card_name(d['card'], species)} for free."
+        return f"  Nobody bids: {who(d['seat'])} takes the {d['name']} for free."
     if k == "closed":
         return f"  Going once, going twice: {d['high']} from {who(d['high_bidder'])}."
     if k == "decision":
@@ -59,11 +45,11 @@ def describe_event(event: Event, names: tuple[str, ...] = (), species: tuple[str
     if k == "payment_notes":
         return f"  (notes: {d['notes']})"
     if k == "card":
-        return f"  {who(d['seat'])} gets the {card_name(d['card'], species)}."
+        return f"  {who(d['seat'])} gets the {d['name']}."
     if k == "challenge":
         return (
             f"{who(d['seat'])} challenges {who(d['opponent'])} to a cow trade for "
-            f"{d['cards']} {card_name(d['species'], species)}."
+            f"{d['cards']} {d['name']}."
         )
     if k == "offer":
         return f"  {who(d['seat'])} offers {d['count']} notes face down."
@@ -76,7 +62,7 @@ def describe_event(event: Event, names: tuple[str, ...] = (), species: tuple[str
     if k == "tie_notes":
         return f"  (offers: {d['offer']} against {d['counter']})"
     if k == "trade":
-        return f"  {who(d['winner'])} wins {d['cards']} {card_name(d['species'], species)}."
+        return f"  {who(d['winner'])} wins {d['cards']} {d['name']}."
     if k == "trade_notes":
         counter = "accepted" if d["counter"] is None else str(d["counter"])
         return f"  (offer {d['offer']}, counter {counter})"

@@ -64,6 +64,8 @@ class KuhhandelGame(Game):
         # Cards: species k is k; (Master) the pedigree of species k is n_species + k; a rat is
         # 2 * n_species.
         self._rat_card = 2 * n_species
+        names = [s.name for s in rules.species]
+        self.card_names = names + [f"{n} pedigree" for n in names] + ["Rat"]
         deck = [k for k, s in enumerate(rules.species) for _ in range(s.cards)]
         if rules.pedigrees:
             deck += [n_species + k for k in range(n_species)]
@@ -384,7 +386,10 @@ class KuhhandelGame(Game):
             nth = self.drawn[card]
             self.drawn[card] = nth + 1
             payout = self._rules.species[card].payouts[nth]
-        self._event("draw", {"seat": self.turn_seat, "card": card, "deck": len(self.deck)})
+        self._event(
+            "draw",
+            {"seat": self.turn_seat, "card": card, "name": self.card_names[card], "deck": len(self.deck)},
+        )
         if payout:
             self._pay_out(payout)
         self.caps = {}
@@ -488,7 +493,9 @@ class KuhhandelGame(Game):
     def _close_auction(self) -> None:
         if self.high_bidder < 0:
             # §4.4 nobody bid: the auctioneer takes the card for free
-            self._event("no_bid", {"seat": self.turn_seat, "card": self.card})
+            self._event(
+                "no_bid", {"seat": self.turn_seat, "card": self.card, "name": self.card_names[self.card]}
+            )
             self._give_card(self.turn_seat, self.card)
             self._end_turn()
             return
@@ -558,7 +565,7 @@ class KuhhandelGame(Game):
 
     def _give_card(self, seat: int, card: int) -> None:
         self.herds[seat][card] += 1
-        self._event("card", {"seat": seat, "card": card})
+        self._event("card", {"seat": seat, "card": card, "name": self.card_names[card]})
 
     # ------------------------------------------------------------------ §5 cow trade
     def _start_trade(self, seat: int, opponent: int, species: int) -> None:
@@ -571,7 +578,13 @@ class KuhhandelGame(Game):
         self.stage = OFFER
         self._event(
             "challenge",
-            {"seat": seat, "opponent": opponent, "species": species, "cards": self.stake},
+            {
+                "seat": seat,
+                "opponent": opponent,
+                "species": species,
+                "name": self.card_names[species],
+                "cards": self.stake,
+            },
         )
 
     def _on_offer(self, seat: int, action: A.Action) -> None:
@@ -630,6 +643,7 @@ class KuhhandelGame(Game):
             "challenger": c,
             "opponent": o,
             "species": k,
+            "name": self.card_names[k],
             "cards": n,
             "winner": winner,
             "offer_count": len(offer),

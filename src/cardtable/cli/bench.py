@@ -1,0 +1,64 @@
+"""``cardtable bench``: engine speed with bots, in complete games and decisions per second."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from cardtable.cli.play import build_agents, seat_refs
+from cardtable.core import game_spec, run_match
+
+HELP = "measure engine speed: games/s, decisions/s and µs per decision on one core"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", help="kuhhandel or cunegonda")
+    p.add_argument("--rules", default=None)
+    p.add_argument("--seats", type=int, default=None)
+    p.add_argument("--bots", default="random")
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = game_spec(args.game)
+    rules = spec.resolve_rules(args.rules)
+    lo, hi = spec.seat_range(rules)
+    seats = args.seats or max(lo, min(hi, 4))
+    refs = seat_refs(args.bots, seats)
+    decisions = 0
+    terminations: dict[str, int] = {}
+    t0 = time.perf_counter()
+    for g in range(args.games):
+        seed = args.seed + g
+        game = spec.new_game(rules, seats, seed)
+        result = run_match(game, build_agents(args.game, refs, seed))
+        decisions += len(game.history())
+        terminations[result.termination.value] = terminations.get(result.termination.value, 0) + 1
+    elapsed = time.perf_counter() - t0
+    out = {
+        "game": args.game,
+        "rules": getattr(rules, "name", None),
+        "seats": seats,
+        "bots": refs,
+        "games": args.games,
+        "seconds": round(elapsed, 3),
+        "games_per_second": round(args.games / elapsed, 1),
+        "decisions_per_game": round(decisions / args.games, 1),
+        "decisions_per_second": round(decisions / elapsed),
+        "us_per_decision": round(elapsed / max(decisions, 1) * 1e6, 2),
+        "terminations": terminations,
+    }
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(
+            f"{args.game} {out['rules']} {seats} seats, bots {','.join(refs)}: {args.games} games in "
+            f"{elapsed:.2f} s\n"
+            f"  {out['games_per_second']} games/s, {out['decisions_per_game']} decisions/game, "
+            f"{out['decisions_per_second']} decisions/s, {out['us_per_decision']} µs/decision\n"
+            f"  terminations: {terminations}"
+        )
+    return 0

@@ -1,0 +1,585 @@
+"""The asyncio bot client: connect, say hello, join a lobby, play games, report results.
+
+::
+
+    async with Client("ws://127.0.0.1:8000/ws", agent, name="mybot", token=TOKEN) as client:
+        for report in await client.play("ranked", "kuhhandel", games=10):
+            print(report.summary())
+
+What a caller can rely on:
+
+- every request is answered within its deadline (minus a safety margin): by the agent if it
+  answers in time, else by a safe fallback (the first legal choice, or the game's random bot),
+  and the fault is logged and counted in the game's report;
+- the agent's hooks run on one worker thread, in the order the server sent them, never on the
+  event loop (so a slow agent never stalls the connection);
+- a dropped connection is reopened with exponential backoff and the seat resumed with the same
+  token; events the agent already saw are not delivered twice;
+- an ``error`` that cannot get better by retrying (bad token, unsupported protocol, bad request)
+  raises :class:`~cardtable.client.messages.ServerError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Protocol
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from cardtable.client import messages
+from cardtable.client.messages import ProtocolError, ServerError
+from cardtable.client.runner import AgentLate, AgentRunner
+from cardtable.client.seat import (
+    DecodeError,
+    GameCodec,
+    GameReport,
+    SeatState,
+    event_from_json,
+)
+from cardtable.core.contract import JSON, Agent, GameInfo, Request, Result
+from cardtable.core.registry import game_spec
+
+log = logging.getLogger("cardtable.client")
+
+#: An agent, or a factory called at the start of every game with what the seat is told.
+AgentSource = Agent | Callable[[GameInfo], Agent]
+
+#: ``error`` codes after which retrying cannot help: the client stops with :class:`ServerError`.
+FATAL_ERRORS = frozenset(
+    {"bad_token", "unsupported_protocol", "too_large", "flood", "suspended", "replaced"}
+)
+#: ``error`` codes that refuse a ``join``: fatal while we wait for a table.
+JOIN_ERRORS = frozenset({"unknown_game", "bad_join", "unknown_invite", "bad_message"})
+
+#: Close codes after which reconnecting would only be refused again.
+_FINAL_CLOSE_CODES = frozenset({1002, 1003, 1007, 1008, 1009, 1010})
+
+
+#: Failures to open a connection that are worth another try.
+_RETRYABLE = (OSError, TimeoutError, InvalidHandshake, ConnectionClosed, ProtocolError)
+
+
+class ConnectionLost(ConnectionError):
+    """The server stayed unreachable for longer than the backoff allows."""
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """How to retry a dropped connection: ``first`` s, times ``factor`` up to ``most`` s.
+
+    The client gives up (:class:`ConnectionLost`) when no connection could be opened for
+    ``give_up_after`` seconds, or after ``attempts`` reconnects in a row that led to nothing.
+    """
+
+    first: float = 0.1
+    factor: float = 2.0
+    most: float = 5.0
+    give_up_after: float = 60.0
+    attempts: int = 20
+
+    def delays(self) -> Any:
+        delay = self.first
+        while True:
+            # Jitter so that many bots dropped together do not knock on the door together.
+            yield delay * random.uniform(0.5, 1.0)
+            delay = min(delay * self.factor, self.most)
+
+
+class Probe(Protocol):
+    """Receives timing points (``time.perf_counter()``) for latency measurements."""
+
+    def action_sent(self, game_id: str, at: float) -> None: ...
+
+    def request_received(self, game_id: str, at: float) -> None: ...
+
+
+@dataclass
+class ClientStats:
+    """Counters over the client's lifetime."""
+
+    games: int = 0
+    decisions: int = 0
+    late: int = 0
+    agent_errors: int = 0
+    fallbacks: int = 0
+    rejected: int = 0
+    server_errors: int = 0
+    reconnects: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Client:
+    """A bot (or guest) connection to a cardtable server speaking the native protocol.
+
+    ``server`` is the WebSocket URL (``ws://HOST:PORT/ws``). ``agent`` answers requests: an
+    agent object, reused for every game (its ``start`` hook is called per game), or a factory
+    ``agent(info) -> Agent`` called at each game start.
+
+    ``margin_ms`` is kept back from every deadline for the network; ``fallback=False`` sends
+    nothing when the agent fails (the server's fallback then answers and records the fault).
+    ``threaded=False`` calls the agent on the event loop: only for agents that answer in
+    microseconds (load tests).
+    """
+
+    def __init__(
+        self,
+        server: str,
+        agent: AgentSource,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+        guest: str | None = None,
+        margin_ms: float = 200.0,
+        fallback: bool = True,
+        threaded: bool = True,
+        backoff: Backoff | None = None,
+        probe: Probe | None = None,
+        open_timeout: float = 10.0,
+        compression: str | None = None,
+    ) -> None:
+        self.server = server
+        self.hello = messages.hello(bot=name, token=token, guest=guest)
+        self.name = guest if guest is not None else name
+        self.margin_s = margin_ms / 1000.0
+        self.fallback = fallback
+        self.threaded = threaded
+        self.backoff = backoff or Backoff()
+        self.probe = probe
+        self.open_timeout = open_timeout
+        self.compression = compression
+        self.stats = ClientStats()
+        #: The server's ``welcome`` message (``server_version``, ``you``...).
+        self.welcome: dict[str, Any] = {}
+
+        self._agent_source = agent
+        self._runner: AgentRunner | None = None
+        self._ws: ClientConnection | None = None
+        self._seat: SeatState | None = None
+        self._queued = False
+        self._join: dict[str, Any] | None = None
+        self._decisions: dict[Any, asyncio.Task[None]] = {}
+        self._random_bots: dict[str, Agent] = {}
+        self._closed = False
+
+    # -- connection ------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def connect(self) -> dict[str, Any]:
+        """Open the connection and say hello; returns the server's ``welcome``.
+
+        Raises :class:`ServerError` if the server refuses the hello, ``OSError`` (or a
+        websockets handshake error) if it cannot be reached.
+        """
+        await self._open()
+        return self.welcome
+
+    async def close(self) -> None:
+        """Leave politely and close; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        for task in self._decisions.values():
+            task.cancel()
+        self._decisions.clear()
+        if self._ws is not None:
+            with contextlib.suppress(ConnectionClosed, OSError):
+                if self._queued or self._seat is not None:
+                    await self._ws.send(messages.encode(messages.leave()))
+            with contextlib.suppress(Exception):
+                await self._ws.close()
+        if self._runner is not None:
+            self._runner.close()
+
+    async def _open(self) -> None:
+        ws = await connect(
+            self.server,
+            open_timeout=self.open_timeout,
+            compression=self.compression,
+            max_size=2**22,
+            proxy=None,
+        )
+        try:
+            await ws.send(messages.encode(self.hello))
+            reply = messages.decode(await asyncio.wait_for(ws.recv(), self.open_timeout))
+        except BaseException:
+            await ws.close()
+            raise
+        if reply["type"] == "error":
+            await ws.close()
+            raise ServerError(str(reply.get("code", "error")), str(reply.get("reason", "")))
+        if reply["type"] != "welcome":
+            await ws.close()
+            raise ProtocolError(f"expected welcome, got {reply['type']!r}")
+        self.welcome = reply
+        self._ws = ws
+
+    async def _reconnect(self, why: str) -> None:
+        """Reopen the connection (with backoff) and ask for our seat back."""
+        log.warning("%s: connection lost (%s); reconnecting", self.name, why)
+        started = time.monotonic()
+        delays = self.backoff.delays()
+        attempt = 0
+        while True:
+            attempt += 1
+            await asyncio.sleep(next(delays))
+            try:
+                await self._open()
+                break
+            except _RETRYABLE as exc:
+                waited = time.monotonic() - started
+                if waited > self.backoff.give_up_after or attempt >= self.backoff.attempts:
+                    raise ConnectionLost(
+                        f"{self.server} unreachable for {waited:.1f} s ({attempt} attempts): {exc}"
+                    ) from exc
+                log.info("%s: reconnect attempt %d failed: %s", self.name, attempt, exc)
+        self.stats.reconnects += 1
+        log.info("%s: reconnected after %d attempt(s)", self.name, attempt)
+        running = [str(g) for g in self.welcome.get("games") or ()]
+        if self._seat is not None:
+            await self._send(messages.resume(self._seat.game_id, self._seat.next_event))
+        elif running:
+            # The matchmaker seated us while we were away.
+            await self._send(messages.resume(running[0]))
+        elif self._queued and self._join is not None:
+            await self._send(self._join)
+
+    async def _send(self, message: Mapping[str, Any]) -> bool:
+        """Send if connected; a message lost to a dropped connection is re-sent on resume."""
+        ws = self._ws
+        if ws is None:
+            return False
+        try:
+            await ws.send(messages.encode(message))
+            return True
+        except ConnectionClosed:
+            return False
+
+    async def _receive(self) -> dict[str, Any]:
+        """The next message, reconnecting (and resuming) as often as the backoff allows."""
+        failures = 0
+        while True:
+            if self._ws is None:
+                raise ConnectionLost("not connected")
+            try:
+                frame = await self._ws.recv()
+            except ConnectionClosed as exc:
+                code = exc.rcvd.code if exc.rcvd is not None else None
+                if self._closed or code in _FINAL_CLOSE_CODES:
+                    reason = (exc.rcvd.reason if exc.rcvd is not None else "") or "closed"
+                    raise ServerError(f"closed_{code}", reason) from exc
+                failures += 1
+                if failures > self.backoff.attempts:
+                    raise ConnectionLost(f"connection keeps dropping ({failures} times)") from exc
+                await self._reconnect(f"close code {code}")
+                continue
+            try:
+                return messages.decode(frame)
+            except ProtocolError as exc:
+                self._note_error(f"unreadable frame from server: {exc}")
+
+    # -- playing ---------------------------------------------------------------------------
+
+    async def play(
+        self,
+        lobby: str = "ranked",
+        game: str = "kuhhandel",
+        *,
+        rules: str | None = None,
+        games: int = 1,
+        seats: int | None = None,
+        opponents: str | None = None,
+        invite: str | None = None,
+        on_result: Callable[[GameReport], None] | None = None,
+        stop: asyncio.Event | None = None,
+    ) -> list[GameReport]:
+        """Join ``lobby`` for ``game`` and play ``games`` games; returns one report per game.
+
+        ``on_result`` is called as each game ends. Setting ``stop`` ends the loop after the
+        current game (or at once while waiting for a table).
+        """
+        if self._ws is None:
+            await self._open()
+        game_spec(game)  # an unknown game fails here, before the server is asked
+        join = messages.join(
+            lobby, game, rules=rules, seats=seats, opponents=opponents, invite=invite
+        )
+        self._join = join
+        reports: list[GameReport] = []
+        while len(reports) < games and not (stop is not None and stop.is_set()):
+            if self._seat is None:
+                await self._send(join)
+                self._queued = True
+            report = await self._play_one(stop)
+            if report is None:
+                break
+            reports.append(report)
+            if on_result is not None:
+                on_result(report)
+        if self._queued and self._seat is None:
+            await self._send(messages.leave())
+            self._queued = False
+        return reports
+
+    async def _play_one(self, stop: asyncio.Event | None) -> GameReport | None:
+        """Handle messages until our game ends; ``None`` if ``stop`` was set while queued."""
+        while True:
+            if stop is not None and stop.is_set() and self._seat is None:
+                return None
+            message = await self._receive() if stop is None else await self._receive_or_stop(stop)
+            if message is None:
+                continue
+            report = await self._handle(message)
+            if report is not None:
+                return report
+
+    async def _receive_or_stop(self, stop: asyncio.Event) -> dict[str, Any] | None:
+        receive = asyncio.ensure_future(self._receive())
+        stopped = asyncio.ensure_future(stop.wait())
+        done, _ = await asyncio.wait({receive, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if receive in done:
+            stopped.cancel()
+            return receive.result()
+        if self._seat is not None:
+            # Keep playing the game we are in; stop only applies between games.
+            stopped.cancel()
+            return await receive
+        receive.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await receive
+        return None
+
+    async def _handle(self, message: dict[str, Any]) -> GameReport | None:
+        kind = message["type"]
+        seat = self._seat
+        if kind == "request":
+            if self.probe is not None:
+                self.probe.request_received(str(message.get("game_id")), time.perf_counter())
+            await self._on_request(message)
+        elif kind == "event":
+            if seat is not None and message.get("game_id") == seat.game_id:
+                index = message.get("index")
+                if seat.take_event(index if isinstance(index, int) else None):
+                    self._runner_for(seat).event(event_from_json(message["event"]))
+        elif kind == "game_start":
+            self._on_game_start(message)
+        elif kind == "game_end":
+            return self._on_game_end(message)
+        elif kind == "cancel":
+            task = self._decisions.pop(message.get("request_id"), None)
+            if task is not None:
+                task.cancel()
+        elif kind == "rejected":
+            code = message.get("code")
+            fault = f"action rejected ({code}): {message.get('reason')}"
+            if code == "not_your_turn":
+                # A race with a cancel (the game moved on): nothing was applied, no fault.
+                log.info("%s: %s", self.name, fault)
+            else:
+                self.stats.rejected += 1
+                request_id = message.get("request_id")
+                if seat is None:
+                    log.warning("%s: %s", self.name, fault)
+                elif request_id in seat.faulted:
+                    # Already counted (the agent was late or failed): one decision, one fault.
+                    log.info("%s: %s", self.name, fault)
+                else:
+                    self._fault(seat, fault, request_id)
+        elif kind == "error":
+            code = str(message.get("code", "error"))
+            reason = str(message.get("reason", ""))
+            if code in FATAL_ERRORS or (code in JOIN_ERRORS and self._queued and seat is None):
+                raise ServerError(code, reason)
+            self.stats.server_errors += 1
+            self._note_error(f"server error {code}: {reason}")
+            if seat is not None:
+                seat.faults.append(f"server error {code}: {reason}")
+        elif kind in ("waiting", "table", "welcome"):
+            log.debug("%s: %s %s", self.name, kind, message)
+        else:
+            log.debug("%s: ignoring unknown message type %r", self.name, kind)
+        return None
+
+    def _on_game_start(self, message: dict[str, Any]) -> None:
+        game_id = str(message["game_id"])
+        if self._seat is not None and self._seat.game_id == game_id:
+            return  # our seat, sent again after a resume: the agent already knows the game
+        if self._seat is not None:
+            old = self._seat.game_id
+            log.warning("%s: game %s started before %s ended", self.name, game_id, old)
+        names = tuple(str(n) for n in message.get("names", ()))
+        rules = dict(message["rules"])
+        game = str(message["game"])
+        info = GameInfo(game, rules, len(names), int(message["seat"]), names)
+        self._seat = SeatState(game_id, info, GameCodec(game, rules, len(names)))
+        self._queued = False
+        runner = self._runner_for(self._seat, new_game=True)
+        runner.start(info)
+
+    def _on_game_end(self, message: dict[str, Any]) -> GameReport | None:
+        seat = self._seat
+        if seat is None or message.get("game_id") != seat.game_id:
+            return None
+        for task in self._decisions.values():
+            task.cancel()
+        self._decisions.clear()
+        result = Result.from_json(message["result"])
+        self._runner_for(seat).end(result)
+        faults = list(seat.faults)
+        for fault in message.get("faults") or ():
+            # The server's own record of our faults (when it sends them) completes ours.
+            if isinstance(fault, Mapping) and fault.get("seat", seat.info.seat) == seat.info.seat:
+                faults.append(f"server: {fault.get('reason', fault)}")
+        self._seat = None
+        self.stats.games += 1
+        url = message.get("record_url")
+        return GameReport(
+            game_id=seat.game_id,
+            game=seat.info.game,
+            rules=seat.info.rules,
+            seat=seat.info.seat,
+            names=seat.info.names,
+            result=result,
+            faults=tuple(faults),
+            decisions=seat.decisions,
+            record_url=str(url) if url else None,
+        )
+
+    def _runner_for(self, seat: SeatState, *, new_game: bool = False) -> AgentRunner:
+        source = self._agent_source
+        if self._runner is None or (new_game and not isinstance(source, Agent)):
+            if self._runner is not None:
+                self._runner.close()
+            agent = source if isinstance(source, Agent) else source(seat.info)
+            self._runner = AgentRunner(agent, threaded=self.threaded)
+        return self._runner
+
+    # -- deciding --------------------------------------------------------------------------
+
+    async def _on_request(self, message: dict[str, Any]) -> None:
+        seat = self._seat
+        request_id = message.get("request_id")
+        if seat is None or message.get("game_id") != seat.game_id:
+            self._note_error(f"request {request_id!r} for a game we are not seated in")
+            return
+        if request_id in seat.answers:
+            # Asked again after a resume: our answer was lost with the old connection.
+            reply = messages.action(seat.game_id, request_id, seat.answers[request_id])
+            await self._send(reply)
+            return
+        if request_id in self._decisions:
+            return  # still thinking; the answer goes out on the new connection
+        received = time.perf_counter()
+        task = asyncio.ensure_future(self._decide(seat, message, received))
+        self._decisions[request_id] = task
+        task.add_done_callback(lambda _t: self._forget(request_id, task))
+
+    def _forget(self, request_id: Any, task: asyncio.Task[None]) -> None:
+        if self._decisions.get(request_id) is task:
+            del self._decisions[request_id]
+        if not task.cancelled() and task.exception() is not None:
+            self._note_error(f"decision {request_id!r} crashed: {task.exception()!r}")
+
+    def _budget(self, message: Mapping[str, Any], received: float) -> float:
+        deadline = float(message.get("deadline_ms") or 2000) / 1000.0
+        margin = min(self.margin_s, deadline / 2)
+        return deadline - margin - (time.perf_counter() - received)
+
+    async def _decide(self, seat: SeatState, message: dict[str, Any], received: float) -> None:
+        request_id = message.get("request_id")
+        raw_request = message.get("request") or {}
+        seat.decisions += 1
+        self.stats.decisions += 1
+        runner = self._runner_for(seat)
+        action: JSON = None
+        request: Request | None = None
+        observation: Any = None
+        try:
+            request = seat.codec.request(raw_request)
+            if getattr(runner.agent, "wants_observation", True):
+                observation = seat.codec.observation(message.get("observation"))
+        except DecodeError as exc:
+            self._fault(seat, f"cannot decode request {request_id!r}: {exc}", request_id)
+        if request is not None:
+            try:
+                answer = await runner.act(observation, request, self._budget(message, received))
+                action = seat.codec.action_to_json(answer)
+            except AgentLate as exc:
+                self.stats.late += 1
+                self._fault(seat, f"agent late on {request.kind} ({exc})", request_id)
+                action = self._fallback_action(seat, message, request)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.stats.agent_errors += 1
+                reason = f"{type(exc).__name__}: {exc}"
+                self._fault(seat, f"agent failed on {request.kind}: {reason}", request_id)
+                action = self._fallback_action(seat, message, request)
+        else:
+            action = self._fallback_action(seat, message, None)
+        if action is None:
+            return
+        seat.answers[request_id] = action
+        if len(seat.answers) > 8:
+            seat.answers.pop(next(iter(seat.answers)))
+        sent = await self._send(messages.action(seat.game_id, request_id, action))
+        if sent and self.probe is not None:
+            self.probe.action_sent(seat.game_id, time.perf_counter())
+
+    def _fallback_action(
+        self, seat: SeatState, message: Mapping[str, Any], request: Request | None
+    ) -> JSON:
+        """A safe legal answer: the first listed choice, else the game's random bot.
+
+        ``None`` (send nothing) when fallbacks are off or the request is optional (an open
+        auction may be left unanswered without a fault).
+        """
+        if not self.fallback or message.get("optional"):
+            return None
+        self.stats.fallbacks += 1
+        choices = (message.get("request") or {}).get("choices")
+        if choices:
+            return choices[0]
+        if request is None:
+            return None
+        try:
+            bot = self._random_bots.get(seat.info.game)
+            if bot is None:
+                bot = game_spec(seat.info.game).bots["random"](seed=0)
+                self._random_bots[seat.info.game] = bot
+            observation = seat.codec.observation(message.get("observation"))
+            return seat.codec.action_to_json(bot.act(observation, request))
+        except Exception as exc:
+            self._fault(seat, f"fallback failed too, sending nothing: {exc!r}")
+            return None
+
+    def _fault(self, seat: SeatState, text: str, request_id: Any = None) -> None:
+        log.warning("%s: game %s: %s", self.name, seat.game_id, text)
+        if request_id is not None:
+            if request_id in seat.faulted:
+                return
+            seat.faulted.add(request_id)
+        seat.faults.append(text)
+
+    def _note_error(self, text: str) -> None:
+        log.warning("%s: %s", self.name, text)
+        if len(self.stats.errors) < 100:
+            self.stats.errors.append(text)

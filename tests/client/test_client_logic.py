@@ -1,0 +1,228 @@
+"""The client's own logic against a tiny test server hosting Nim (see client_test_server.py).
+
+Deadlines, fallbacks, faults, reconnect-and-resume, event de-duplication and the blocking facade;
+the end-to-end tests against the real server are in test_client_server.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Awaitable, Iterator
+from typing import Any, TypeVar
+
+import pytest
+from client_nim import NimObservation, RandomNim
+from client_test_server import NimServer
+
+from cardtable.client import Backoff, Client, ConnectionLost, ServerError, play
+from cardtable.core import Event, GameInfo, Request, Result
+from cardtable.core import registry as game_registry
+
+T = TypeVar("T")
+TOKENS = {"a": "tok-a", "b": "tok-b", "c": "tok-c"}
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture(autouse=True)
+def nim_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setitem(game_registry.GAME_MODULES, "nim", "client_nim")
+    yield
+
+
+def run(coro: Awaitable[T], timeout: float = 30) -> T:
+    async def bounded() -> T:
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(bounded())
+
+
+class Recording(RandomNim):
+    """A random Nim player that remembers its hooks' calls (and can be made slow or broken)."""
+
+    def __init__(
+        self, seed: int = 0, *, slow_on: int = -1, fail_on: int = -1, illegal_on: int = -1
+    ):
+        super().__init__(seed)
+        self.calls = 0
+        self.slow_on, self.fail_on, self.illegal_on = slow_on, fail_on, illegal_on
+        self.starts: list[GameInfo] = []
+        self.events: list[Event] = []
+        self.results: list[Result] = []
+        self.threads: set[str] = set()
+        self.log: list[tuple[str, Any]] = []
+
+    def start(self, seat: int, info: GameInfo) -> None:
+        self.starts.append(info)
+        self.log.append(("start", info))
+
+    def event(self, event: Event) -> None:
+        self.events.append(event)
+        self.log.append(("event", event))
+
+    def end(self, result: Result) -> None:
+        self.results.append(result)
+
+    def act(self, observation: NimObservation, request: Request) -> int:
+        self.threads.add(threading.current_thread().name)
+        self.calls += 1
+        if self.calls == self.slow_on:
+            time.sleep(1.0)
+        if self.calls == self.fail_on:
+            raise RuntimeError("broken on purpose")
+        if self.calls == self.illegal_on:
+            return 7
+        return super().act(observation, request)
+
+
+async def two_bots(
+    server: NimServer, a: Any, b: Any, games: int = 1, **options: Any
+) -> tuple[list[Any], list[Any], Client, Client]:
+    ca = Client(server.url, a, name="a", token="tok-a", **options)
+    cb = Client(server.url, b, name="b", token="tok-b", **options)
+    async with ca, cb:
+        ra, rb = await asyncio.gather(
+            ca.play("ranked", "nim", games=games), cb.play("ranked", "nim", games=games)
+        )
+    return ra, rb, ca, cb
+
+
+def test_two_bots_play_games_and_report_results() -> None:
+    a, b = Recording(1), Recording(2)
+
+    async def main() -> Any:
+        async with NimServer(TOKENS) as server:
+            return server, *(await two_bots(server, a, b, games=3))
+
+    server, ra, rb, ca, _cb = run(main())
+    assert len(ra) == len(rb) == 3 == len(server.results)
+    for report_a, report_b, result in zip(ra, rb, server.results, strict=True):
+        assert report_a.result == result == report_b.result
+        assert report_a.faults == () and report_b.faults == ()
+        assert {report_a.seat, report_b.seat} == {0, 1}
+        assert report_a.place != report_b.place
+    assert [r.result for r in ra] == a.results
+    assert len(a.starts) == 3 and a.starts[0].game == "nim" and a.starts[0].names == ("a", "b")
+    # Agent code runs on the agent's worker thread, never on the event loop's thread.
+    assert a.threads and all(t.startswith("agent") for t in a.threads)
+    # Private events reach only their seat: every "note" the agent saw is about its own seat.
+    seat = None
+    notes = 0
+    for kind, item in a.log:
+        if kind == "start":
+            seat = item.seat
+        elif item.kind == "note":
+            notes += 1
+            assert item.data["seat"] == seat
+    assert notes == ca.stats.decisions == sum(r.decisions for r in ra) > 0
+
+
+def test_slow_agent_is_answered_by_fallback_within_deadline() -> None:
+    slow = Recording(1, slow_on=2)
+
+    async def main() -> Any:
+        async with NimServer(TOKENS, deadline_ms=500) as server:
+            return server, *(await two_bots(server, slow, Recording(2), margin_ms=150))
+
+    server, ra, _rb, ca, _cb = run(main())
+    assert server.timeouts == []  # every fallback went out before the server's deadline
+    # The decision after the slow one queues behind it (one agent thread) and may be late too.
+    assert 1 <= ca.stats.late <= 2 and ca.stats.fallbacks == ca.stats.late
+    assert len(ra[0].faults) == ca.stats.late and all("late" in f for f in ra[0].faults)
+    assert len(server.results) == 1 and ra[0].decisions > ca.stats.late
+
+
+def test_silent_without_fallback_leaves_the_decision_to_the_server() -> None:
+    slow = Recording(1, slow_on=1)
+
+    async def main() -> Any:
+        async with NimServer(TOKENS, deadline_ms=400) as server:
+            return server, *(await two_bots(server, slow, Recording(2), fallback=False))
+
+    server, ra, _rb, ca, _cb = run(main())
+    # The server answered for us (and said so); a late decision is one fault, not two.
+    assert server.timeouts and {name for name, _ in server.timeouts} == {"a"}
+    assert 1 <= ca.stats.late == len(server.timeouts) == ca.stats.rejected <= 2
+    assert ca.stats.fallbacks == 0
+    assert len(ra[0].faults) == ca.stats.late
+
+
+def test_failing_agent_falls_back_and_illegal_action_is_reported() -> None:
+    broken = Recording(1, fail_on=1, illegal_on=2)
+
+    async def main() -> Any:
+        async with NimServer(TOKENS, sticks=20) as server:
+            return server, *(await two_bots(server, broken, Recording(2)))
+
+    server, ra, _rb, ca, _cb = run(main())
+    assert ca.stats.agent_errors == 1
+    assert server.illegal == [("a", server.illegal[0][1])]  # only the illegal 7 was refused
+    faults = ra[0].faults
+    assert any("RuntimeError: broken on purpose" in f for f in faults)
+    assert any("illegal_action" in f for f in faults)
+
+
+def test_dropped_connection_reconnects_resumes_and_resends() -> None:
+    a, b = Recording(1), Recording(2)
+    backoff = Backoff(first=0.05, most=0.2)
+
+    async def main() -> Any:
+        async with NimServer(TOKENS, deadline_ms=3000, sticks=30) as server:
+            server.drop_after["a"] = {2, 4}  # cut a's line twice, each time as it answers
+            return server, *(await two_bots(server, a, b, backoff=backoff))
+
+    server, ra, rb, ca, _cb = run(main())
+    assert ca.stats.reconnects == 2 and server.resumes == ["a", "a"]
+    assert server.timeouts == [] and len(server.results) == 1
+    assert ra[0].result == rb[0].result == server.results[0]
+    # Every event reached the agent exactly once although the server replayed them on resume.
+    piles = [e.data["pile"] for e in a.events if e.kind == "take"]
+    assert piles == sorted(set(piles), reverse=True) and piles[-1] == 0
+    assert len(a.starts) == 1
+
+
+def test_bad_token_is_a_server_error() -> None:
+    async def main() -> None:
+        async with NimServer(TOKENS) as server:
+            await Client(server.url, RandomNim(), name="a", token="wrong").connect()
+
+    with pytest.raises(ServerError) as info:
+        run(main())
+    assert info.value.code == "bad_token"
+
+
+def test_server_gone_for_good_gives_up_after_the_backoff() -> None:
+    backoff = Backoff(first=0.05, most=0.1, give_up_after=1.0, attempts=5)
+
+    async def main() -> None:
+        server = NimServer(TOKENS, deadline_ms=3000, sticks=30)
+        await server.__aenter__()
+        client = Client(server.url, RandomNim(), name="a", token="tok-a", backoff=backoff)
+        await client.connect()
+        play = asyncio.ensure_future(client.play("ranked", "nim"))
+        await asyncio.sleep(0.2)  # queued, waiting for an opponent that never comes
+        await server.__aexit__()
+        await play
+
+    started = time.monotonic()
+    with pytest.raises(ConnectionLost):
+        run(main())
+    assert time.monotonic() - started < 10
+
+
+def test_blocking_facade_plays_with_a_bot_reference() -> None:
+    async def main() -> Any:
+        async with NimServer(TOKENS) as server:
+            other = Client(server.url, Recording(3), name="b", token="tok-b")
+            async with other:
+                blocking = asyncio.get_running_loop().run_in_executor(
+                    None,
+                    lambda: play(server.url, "a", "tok-a", "random", game="nim", games=2),
+                )
+                theirs = await other.play("ranked", "nim", games=2)
+                return await blocking, theirs
+
+    ours, theirs = run(main())
+    assert [r.result for r in ours] == [r.result for r in theirs]
+    assert all(r.faults == () for r in ours)

@@ -8,10 +8,12 @@ sees only the public part.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from cardtable.games.cunegonda.cards import NAMES
+from cardtable.games.cunegonda.cards import NAMES, card
 
 SEATS = 4
 
@@ -36,6 +38,16 @@ class Trick(NamedTuple):
             "winner": self.winner,
             "value": self.value,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Trick:
+        """The inverse of :meth:`to_json`."""
+        return cls(
+            leader=data["leader"],
+            cards=tuple(card(name) for _seat, name in data["cards"]),
+            winner=data["winner"],
+            value=data["value"],
+        )
 
 
 @dataclass(frozen=True)
@@ -100,3 +112,30 @@ class Observation:
             "totals": list(self.totals),
             "turn": self.turn,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Observation:
+        """The inverse of :meth:`to_json` (a remote bot gets the same value a local one does)."""
+
+        def cards(names: list[str] | None) -> tuple[int, ...] | None:
+            return None if names is None else tuple(card(n) for n in names)
+
+        return cls(
+            seat=data["seat"],
+            round=data["round"],
+            rounds=data["rounds"],
+            phase=sys.intern(data["phase"]),
+            hand=tuple(card(n) for n in data["hand"]),
+            passed=cards(data["passed"]),
+            pass_to=data["pass_to"],
+            received=cards(data["received"]),
+            received_from=data["received_from"],
+            passes_chosen=tuple(data["passes_chosen"]),
+            leader=data["leader"],
+            trick=tuple(card(name) for _seat, name in data["trick"]),
+            tricks=tuple(Trick.from_json(t) for t in data["tricks"]),
+            round_points=tuple(data["round_points"]),
+            round_scores=tuple(tuple(r) for r in data["round_scores"]),
+            totals=tuple(data["totals"]),
+            turn=data["turn"],
+        )

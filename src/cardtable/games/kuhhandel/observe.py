@@ -8,6 +8,8 @@ two seats are in the events those two seats receive, never in anyone else's obse
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -93,6 +95,50 @@ class KuhhandelObservation:
         if data["trade"] is not None and data["trade"]["my_offer"] is not None:
             data["trade"]["my_offer"] = list(data["trade"]["my_offer"])
         return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> KuhhandelObservation:
+        """The inverse of :meth:`to_json` (a remote bot gets the same value a local one does)."""
+        a, t = data["auction"], data["trade"]
+        auction = None
+        if a is not None:
+            auction = AuctionView(
+                auctioneer=a["auctioneer"],
+                card=a["card"],
+                high=a["high"],
+                high_bidder=a["high_bidder"],
+                bids=tuple((s, n) for s, n in a["bids"]),
+                round=a["round"],
+                exposed={int(k): tuple(v) for k, v in a["exposed"].items()},
+                caps={int(k): v for k, v in a["caps"].items()},
+            )
+        trade = None
+        if t is not None:
+            offer = t["my_offer"]
+            trade = TradeView(**{**t, "my_offer": None if offer is None else tuple(offer)})
+        wallet, bank = data["wallet"], data["bank"]
+        return cls(
+            seat=data["seat"],
+            seats=data["seats"],
+            rules=data["rules"],
+            # Interned so that ``obs.stage is S.BID`` holds as it does for a local observation.
+            stage=sys.intern(data["stage"]),
+            turn_seat=data["turn_seat"],
+            end_phase=data["end_phase"],
+            deck_size=data["deck_size"],
+            herds=tuple(tuple(h) for h in data["herds"]),
+            note_counts=tuple(data["note_counts"]),
+            wallet=None if wallet is None else tuple(wallet),
+            bank=None if bank is None else tuple(bank),
+            drawn=tuple(data["drawn"]),
+            pedigrees=tuple(tuple(p) for p in data["pedigrees"]),
+            rats=tuple(data["rats"]),
+            auction=auction,
+            trade=trade,
+            payment=None if data["payment"] is None else dict(data["payment"]),
+            turns=data["turns"],
+            over=data["over"],
+        )
 
 
 def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=1))
     else:
         print(
-            f"{args.game} {out['rules']} {seats} seats, bots {','.join(refs)}: {args.games} games in "
+            f"{args.game} {out['rules']} {seats} seats, bots {','.join(refs)}: "
+            f"{args.games} games in "
             f"{elapsed:.2f} s\n"
             f"  {out['games_per_second']} games/s, {out['decisions_per_game']} decisions/game, "
             f"{out['decisions_per_second']} decisions/s, {out['us_per_decision']} µs/decision\n"

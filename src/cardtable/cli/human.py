@@ -89,7 +89,17 @@ def show_observation(obs: Any) -> None:
     if to_json is None:
         return
     data = to_json()
-    keys = ("wallet", "herds", "note_counts", "hand", "trick", "scores", "auction", "trade", "deck_size")
+    keys = (
+        "wallet",
+        "herds",
+        "note_counts",
+        "hand",
+        "trick",
+        "scores",
+        "auction",
+        "trade",
+        "deck_size",
+    )
     for k in keys:
         if k in data and data[k] not in (None, [], {}):
             print(f"  {k}: {data[k]}")

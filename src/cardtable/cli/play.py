@@ -25,7 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--names", default=None, help="comma-separated seat names")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="print the result as JSON instead of the log")
+    p.add_argument(
+        "--json", action="store_true", help="print the result as JSON instead of the log"
+    )
     p.add_argument("--record", metavar="FILE", help="write the game record to FILE")
     p.add_argument("--quiet", action="store_true", help="print only the final table")
 
@@ -58,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
     refs = [b.strip() for b in args.bots.split(",") if b.strip()]
     seats = args.seats or (len(refs) if len(refs) > 1 else max(lo, min(hi, 4)))
     if not lo <= seats <= hi:
-        raise ValueError(f"{args.game} {getattr(rules, 'name', '')} is for {lo}–{hi} seats, not {seats}")
+        raise ValueError(
+            f"{args.game} {getattr(rules, 'name', '')} is for {lo}–{hi} seats, not {seats}"
+        )
     refs = seat_refs(args.bots, seats)
     names = (
         tuple(n.strip() for n in args.names.split(","))
@@ -84,7 +88,11 @@ def run(args: argparse.Namespace) -> int:
     if args.record:
         record.save(args.record)
     if args.json:
-        out: dict[str, Any] = {"game": args.game, "rules": getattr(rules, "name", None), "seed": args.seed}
+        out: dict[str, Any] = {
+            "game": args.game,
+            "rules": getattr(rules, "name", None),
+            "seed": args.seed,
+        }
         out["names"] = list(names)
         out["result"] = result.to_json()
         out["decisions"] = len(record.actions)
@@ -105,5 +113,7 @@ def final_table(names: tuple[str, ...], result: Any) -> str:
     width = max(len(n) for n in names)
     for s in order:
         extra = f"  money {money[s]}" if money else ""
-        lines.append(f"  {result.places[s] + 1}. {names[s]:<{width}}  {result.scores[s]:>8g}{extra}")
+        lines.append(
+            f"  {result.places[s] + 1}. {names[s]:<{width}}  {result.scores[s]:>8g}{extra}"
+        )
     return "\n".join(lines)

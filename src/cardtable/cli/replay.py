@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from cardtable.core import Record, game_spec, replay, verify
 from cardtable.cli.play import final_table
+from cardtable.core import Record, game_spec, replay, verify
 
 HELP = "re-simulate a game record, report whether it matches, and print the game"
 

@@ -39,7 +39,7 @@ class InvalidAction(ActionError):
 
 
 class IllegalAction(ActionError):
-    """The action is well formed but the rules do not allow it now (wrong seat, too low a bid...)."""
+    """The action is well formed but the rules do not allow it now (wrong seat, low bid...)."""
 
 
 class Termination(enum.Enum):
@@ -257,7 +257,8 @@ class Agent(Protocol):
     """Anything that answers requests: a bot, a remote client, a person, a policy.
 
     Optional hooks, called when present: ``start(seat, game)`` before the first request with a
-    :class:`GameInfo`, ``event(event)`` for every event the seat may see, ``end(result)`` at the end.
+    :class:`GameInfo`, ``event(event)`` for every event the seat may see, ``end(result)`` at the
+    end.
     An agent that never reads its observation may set ``wants_observation = False`` and then gets
     ``None``; the match loop skips building it.
     """

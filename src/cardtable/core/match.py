@@ -56,7 +56,7 @@ def run_match(
         raise ValueError(f"{len(agents)} agents for {game.seats} seats")
     start_agents(game, agents, names)
     wants = [getattr(a, "wants_observation", True) for a in agents]
-    listeners = [(s, a.event) for s, a in enumerate(agents) if hasattr(a, "event")]  # type: ignore[attr-defined]
+    listeners = [(s, a.event) for s, a in enumerate(agents) if hasattr(a, "event")]
     seen = 0
     if listeners or on_event:
         seen = _deliver(game, 0, listeners, on_event)
@@ -76,7 +76,9 @@ def run_match(
                 action = agent.act(obs, request) if guard is None else guard(agent, obs, request)
                 game.apply(seat, action)
             except Exception as exc:  # any failure of the agent is a fault, never a crash
-                reason = exc.reason if isinstance(exc, ActionError) else f"{type(exc).__name__}: {exc}"
+                reason = (
+                    exc.reason if isinstance(exc, ActionError) else f"{type(exc).__name__}: {exc}"
+                )
                 if log is not None:
                     log.faults.append(Fault(seat, request.kind, reason, type(exc).__name__))
                 backup = fallback(seat)

@@ -104,7 +104,9 @@ def replay(record: Record, *, upto: int | None = None) -> Game:
         try:
             game.apply(seat, game.action_from_json(data))
         except ValueError as exc:
-            raise RecordError(f"action {i} ({data!r} by seat {seat}) does not replay: {exc}") from exc
+            raise RecordError(
+                f"action {i} ({data!r} by seat {seat}) does not replay: {exc}"
+            ) from exc
     return game
 
 

@@ -48,7 +48,9 @@ class GameSpec:
                 return self.presets[rules]
             except KeyError:
                 known = ", ".join(sorted(self.presets))
-                raise ValueError(f"unknown rule set {rules!r} for {self.name} (known: {known})") from None
+                raise ValueError(
+                    f"unknown rule set {rules!r} for {self.name} (known: {known})"
+                ) from None
         return self.rules_from_json(rules)
 
 
@@ -78,7 +80,9 @@ def load_bot(game: str, ref: str, seed: int = 0, **options: Any) -> Agent:
             factory = spec.bots[ref]
         except KeyError:
             known = ", ".join(sorted(spec.bots))
-            raise ValueError(f"unknown bot {ref!r} for {game} (built in: {known}; or path.py:Class)") from None
+            raise ValueError(
+                f"unknown bot {ref!r} for {game} (built in: {known}; or path.py:Class)"
+            ) from None
         return factory(seed=seed, **options)
     path_text, _, attr = ref.rpartition(":") if ":" in ref else (ref, ":", "Bot")
     path = Path(path_text)

@@ -209,7 +209,8 @@ KEEP = Keep()
 GIVE = Give()
 
 _SINGLETONS: dict[str, Action] = {
-    a.kind: a for a in (AUCTION, PASS, KNOCK, SELL, BUY, ACCEPT, PREEMPT, RELEASE, TAKE_RAT, KEEP, GIVE)
+    a.kind: a
+    for a in (AUCTION, PASS, KNOCK, SELL, BUY, ACCEPT, PREEMPT, RELEASE, TAKE_RAT, KEEP, GIVE)
 }
 _NOTES: dict[str, type[_Notes]] = {"pay": Pay, "offer": Offer, "counter": Counter}
 

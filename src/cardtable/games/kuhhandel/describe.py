@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cardtable.core.contract import Event
 
+
 def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
     """One line for people; an empty string for events not worth a line."""
     d = event.data
@@ -15,7 +16,10 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
 
     k = event.kind
     if k == "start":
-        return f"A game for {d['seats']} seats begins; {who(d['first'])} starts; {d['deck']} cards in the deck."
+        return (
+            f"A game for {d['seats']} seats begins; {who(d['first'])} starts; "
+            f"{d['deck']} cards in the deck."
+        )
     if k == "turn":
         return ""
     if k == "end_phase":
@@ -39,7 +43,10 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
     if k == "decision":
         return f"  {who(d['seat'])} {'buys it (pre-emption)' if d['buy'] else 'sells'}."
     if k == "exposed":
-        return f"  {who(d['seat'])} cannot pay and shows {d['notes']} (worth {d['value']}); the auction is repeated."
+        return (
+            f"  {who(d['seat'])} cannot pay and shows {d['notes']} (worth {d['value']}); "
+            "the auction is repeated."
+        )
     if k == "payment":
         return f"  {who(d['from'])} pays {who(d['to'])} {d['count']} notes for {d['amount']}."
     if k == "payment_notes":

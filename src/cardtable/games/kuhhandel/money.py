@@ -56,7 +56,9 @@ def payment_problem(payment: Sequence[int], amount: int) -> str | None:
     return None
 
 
-def cheapest_payment(wallet: Sequence[int], notes: Sequence[int], amount: int) -> tuple[int, ...] | None:
+def cheapest_payment(
+    wallet: Sequence[int], notes: Sequence[int], amount: int
+) -> tuple[int, ...] | None:
     """The valid payment of ``amount`` that overpays least (then: uses fewest notes).
 
     ``None`` when the wallet is worth less than ``amount``. For ``amount <= 0`` the empty payment.

@@ -50,7 +50,7 @@ class TradeView:
 
 @dataclass(frozen=True)
 class KuhhandelObservation:
-    """A seat's view of the game. ``seat`` is ``None`` for a spectator (``wallet`` is then ``None``)."""
+    """A seat's view of the game; ``seat`` is ``None`` for a spectator (then ``wallet`` is too)."""
 
     seat: int | None
     seats: int
@@ -171,7 +171,12 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
         )
     payment = None
     if stage is S.PAY:
-        payment = {"payer": game.payer, "payee": game.payee, "amount": game.amount, "for": game.pay_reason}
+        payment = {
+            "payer": game.payer,
+            "payee": game.payee,
+            "amount": game.amount,
+            "for": game.pay_reason,
+        }
     return KuhhandelObservation(
         seat=seat,
         seats=game.seats,

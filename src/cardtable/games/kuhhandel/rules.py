@@ -157,7 +157,9 @@ class RuleSet:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "species":
-                value = [{"name": s.name, "value": s.value, "payouts": list(s.payouts)} for s in value]
+                value = [
+                    {"name": s.name, "value": s.value, "payouts": list(s.payouts)} for s in value
+                ]
             elif isinstance(value, tuple):
                 value = list(value)
             elif isinstance(value, Mapping):
@@ -184,7 +186,9 @@ class RuleSet:
             for key, value in merged.items():
                 if key == "species":
                     kwargs[key] = tuple(
-                        Species(str(s["name"]), int(s["value"]), tuple(int(p) for p in s["payouts"]))
+                        Species(
+                            str(s["name"]), int(s["value"]), tuple(int(p) for p in s["payouts"])
+                        )
                         for s in value
                     )
                 elif key in ("notes", "start_wallet"):
@@ -232,9 +236,7 @@ MASTER = RuleSet(
 MASTER_DUEL = replace(MASTER, name="master-duel", min_seats=2, max_seats=2, duel=True)
 """The Master duel for two (spec §10): dividing instead of auctions."""
 
-PRESETS: dict[str, RuleSet] = {
-    r.name: r for r in (CLASSIC, COMPETITION, MASTER, MASTER_DUEL)
-}
+PRESETS: dict[str, RuleSet] = {r.name: r for r in (CLASSIC, COMPETITION, MASTER, MASTER_DUEL)}
 
 
 def random_rules(seed: int, seats: int = 4) -> RuleSet:

@@ -50,7 +50,8 @@ class KuhhandelGame(Game):
     def __init__(self, rules: RuleSet, seats: int, seed: int) -> None:
         if not rules.min_seats <= seats <= rules.max_seats:
             raise ValueError(
-                f"rule set {rules.name!r} is for {rules.min_seats}–{rules.max_seats} seats, not {seats}"
+                f"rule set {rules.name!r} is for {rules.min_seats}–{rules.max_seats} seats, "
+                f"not {seats}"
             )
         self._rules = rules
         self.seats = seats
@@ -79,7 +80,9 @@ class KuhhandelGame(Game):
         if rules.supply is None:
             self.bank: list[int] | None = None
         else:
-            self.bank = [s - w * seats for s, w in zip(rules.supply, rules.start_wallet, strict=True)]
+            self.bank = [
+                s - w * seats for s, w in zip(rules.supply, rules.start_wallet, strict=True)
+            ]
         self.drawn = [0] * n_species
         first = 0 if rules.first_seat == "zero" else self._rng.randrange(seats)
         self.first_seat = first
@@ -120,6 +123,44 @@ class KuhhandelGame(Game):
         self._turn_choices: tuple[A.Action, ...] | None = None
         self._event("start", {"seats": seats, "first": first, "deck": len(deck)})
         self._begin_turn()
+
+    def arrange(
+        self,
+        *,
+        deck: Sequence[int] | None = None,
+        herds: Sequence[Sequence[int]] | None = None,
+        wallets: Sequence[Sequence[int]] | None = None,
+        turn_seat: int | None = None,
+        drawn: Sequence[int] | None = None,
+    ) -> KuhhandelGame:
+        """Set up a position by hand before the first action (for tests, puzzles and teaching).
+
+        ``deck`` lists cards with the top card *first*; ``wallets`` are counts per note value. The
+        bank is not adjusted. An arranged game has no seed record (:meth:`record` refuses).
+        """
+        if self._history:
+            raise RuntimeError("arrange() only before the first action")
+        if deck is not None:
+            self.deck = list(reversed(deck))
+        if herds is not None:
+            self.herds = [list(h) for h in herds]
+        if wallets is not None:
+            self.wallets = [list(w) for w in wallets]
+        if drawn is not None:
+            self.drawn = list(drawn)
+        if turn_seat is not None:
+            self.turn_seat = turn_seat
+        self.arranged = True
+        self.turns = 0
+        self._events.clear()
+        self._pending = None
+        self._begin_turn()
+        return self
+
+    def record(self) -> Any:
+        if getattr(self, "arranged", False):
+            raise RuntimeError("an arranged position has no seed record")
+        return super().record()
 
     # ------------------------------------------------------------------ contract: reading
     @property
@@ -195,7 +236,9 @@ class KuhhandelGame(Game):
             )
             return tuple(reqs)
         if stage is TURN:
-            return (Request(self.turn_seat, TURN, self._turn_choices, {"end_phase": self.end_phase}),)
+            return (
+                Request(self.turn_seat, TURN, self._turn_choices, {"end_phase": self.end_phase}),
+            )
         if stage is PAY:
             return (
                 Request(
@@ -213,7 +256,11 @@ class KuhhandelGame(Game):
         if stage is SELL_OR_BUY:
             can_buy = self.turn_seat not in self.caps or self.money(self.turn_seat) >= self.high
             choices: tuple[A.Action, ...] = (A.SELL, A.BUY) if can_buy else (A.SELL,)
-            info = {"card": self.card, "high": self.high, "high_bidder": self.high_bidder}
+            info: dict[str, Any] = {
+                "card": self.card,
+                "high": self.high,
+                "high_bidder": self.high_bidder,
+            }
             return (Request(self.turn_seat, SELL_OR_BUY, choices, info),)
         if stage is OFFER:
             info = {
@@ -388,7 +435,12 @@ class KuhhandelGame(Game):
             payout = self._rules.species[card].payouts[nth]
         self._event(
             "draw",
-            {"seat": self.turn_seat, "card": card, "name": self.card_names[card], "deck": len(self.deck)},
+            {
+                "seat": self.turn_seat,
+                "card": card,
+                "name": self.card_names[card],
+                "deck": len(self.deck),
+            },
         )
         if payout:
             self._pay_out(payout)
@@ -494,7 +546,8 @@ class KuhhandelGame(Game):
         if self.high_bidder < 0:
             # §4.4 nobody bid: the auctioneer takes the card for free
             self._event(
-                "no_bid", {"seat": self.turn_seat, "card": self.card, "name": self.card_names[self.card]}
+                "no_bid",
+                {"seat": self.turn_seat, "card": self.card, "name": self.card_names[self.card]},
             )
             self._give_card(self.turn_seat, self.card)
             self._end_turn()
@@ -507,7 +560,9 @@ class KuhhandelGame(Game):
         auctioneer = self.turn_seat
         if isinstance(action, A.Buy):
             if auctioneer in self.caps and self.money(auctioneer) < self.high:
-                raise IllegalAction("your wallet was exposed: you may only buy when you can pay (§4.7)")
+                raise IllegalAction(
+                    "your wallet was exposed: you may only buy when you can pay (§4.7)"
+                )
             payer, payee = auctioneer, self.high_bidder
         else:
             payer, payee = self.high_bidder, auctioneer
@@ -542,7 +597,9 @@ class KuhhandelGame(Game):
     def _own_notes(self, seat: int, notes: tuple[int, ...]) -> list[int]:
         counts = to_counts(notes, self._notes)
         if counts is None:
-            raise InvalidAction(f"{list(notes)} holds a value that is not a note ({list(self._notes)})")
+            raise InvalidAction(
+                f"{list(notes)} holds a value that is not a note ({list(self._notes)})"
+            )
         wallet = self.wallets[seat]
         for c, w in zip(counts, wallet, strict=True):
             if c > w:
@@ -560,8 +617,13 @@ class KuhhandelGame(Game):
                 src[i] -= c
                 dst[i] += c
         amount = self.amount
-        self._event("payment", {"from": payer, "to": payee, "count": len(notes), "amount": amount, "for": why})
-        self._event("payment_notes", {"from": payer, "to": payee, "notes": list(notes)}, (payer, payee))
+        self._event(
+            "payment",
+            {"from": payer, "to": payee, "count": len(notes), "amount": amount, "for": why},
+        )
+        self._event(
+            "payment_notes", {"from": payer, "to": payee, "notes": list(notes)}, (payer, payee)
+        )
 
     def _give_card(self, seat: int, card: int) -> None:
         self.herds[seat][card] += 1
@@ -615,10 +677,17 @@ class KuhhandelGame(Game):
         if a == b and self._rules.trade_tie == "offer_again" and self.tie_rounds == 0:
             # §5.5 offer_again: exchanged, then the challenger offers again
             self.tie_rounds = 1
-            self._event("tie", {"challenger": c, "opponent": o, "count": [len(offer), len(action.notes)]})
+            self._event(
+                "tie", {"challenger": c, "opponent": o, "count": [len(offer), len(action.notes)]}
+            )
             self._event(
                 "tie_notes",
-                {"challenger": c, "opponent": o, "offer": list(offer), "counter": list(action.notes)},
+                {
+                    "challenger": c,
+                    "opponent": o,
+                    "offer": list(offer),
+                    "counter": list(action.notes),
+                },
                 (c, o),
             )
             self.offer = None
@@ -634,7 +703,9 @@ class KuhhandelGame(Game):
                 src[i] -= n
                 dst[i] += n
 
-    def _settle_trade(self, winner: int, offer: tuple[int, ...], counter: tuple[int, ...] | None) -> None:
+    def _settle_trade(
+        self, winner: int, offer: tuple[int, ...], counter: tuple[int, ...] | None
+    ) -> None:
         c, o, k, n = self.challenger, self.opponent, self.trade_species, self.stake
         loser = o if winner == c else c
         self.herds[loser][k] -= n
@@ -668,7 +739,12 @@ class KuhhandelGame(Game):
         result = self.result()
         self._event(
             "end",
-            {"termination": termination.value, "reason": reason, "scores": list(result.scores), "places": list(result.places)},
+            {
+                "termination": termination.value,
+                "reason": reason,
+                "scores": list(result.scores),
+                "places": list(result.places),
+            },
         )
         # At the end every wallet is shown (money breaks ties, §7).
         self._event("wallets", {"wallets": [list(to_notes(w, self._notes)) for w in self.wallets]})
@@ -691,7 +767,9 @@ class KuhhandelGame(Game):
         if self.termination is None:
             raise RuntimeError("the game is not over")
         if self.termination is Termination.ABORTED:
-            return Result(Termination.ABORTED, (0,) * self.seats, (0,) * self.seats, self.end_reason)
+            return Result(
+                Termination.ABORTED, (0,) * self.seats, (0,) * self.seats, self.end_reason
+            )
         scores = tuple(self.score(s) for s in range(self.seats))
         money = tuple(self.money(s) for s in range(self.seats))
         places = places_from_keys([(scores[s], money[s]) for s in range(self.seats)])

@@ -56,7 +56,7 @@ class HeuristicBot:
         if h >= size:
             return 0.0
         others = max((obs.herds[s][k] for s in range(obs.seats) if s != seat), default=0)
-        own = sp["value"] * (h + 1) / size
+        own: float = sp["value"] * (h + 1) / size
         if h + 1 == size:
             own *= 1.5
         elif others and h + others >= size:
@@ -99,7 +99,11 @@ class HeuristicBot:
         kind = request.kind
         info = request.info or {}
         if kind == "bid":
-            limit = self.money_limit(obs, info["card"]) if info["card"] < len(self.rules["species"]) else self._special_limit(obs, info["card"])
+            limit = (
+                self.money_limit(obs, info["card"])
+                if info["card"] < len(self.rules["species"])
+                else self._special_limit(obs, info["card"])
+            )
             cap = info["max"]
             amount = info["min"]
             if amount <= limit and (cap is None or amount <= cap):
@@ -109,8 +113,16 @@ class HeuristicBot:
             return A.KNOCK
         if kind == "sell_or_buy":
             card = info["card"]
-            limit = self.money_limit(obs, card) if card < len(self.rules["species"]) else self._special_limit(obs, card)
-            if A.BUY in (request.choices or ()) and info["high"] <= limit and obs.money >= info["high"]:
+            limit = (
+                self.money_limit(obs, card)
+                if card < len(self.rules["species"])
+                else self._special_limit(obs, card)
+            )
+            if (
+                A.BUY in (request.choices or ())
+                and info["high"] <= limit
+                and obs.money >= info["high"]
+            ):
                 return A.BUY
             return A.SELL
         if kind == "pay":
@@ -118,21 +130,34 @@ class HeuristicBot:
         if kind == "turn":
             return self._turn(obs, request)
         if kind == "offer":
-            return A.Offer(self._trade_notes(obs, info["opponent"], info["species"], info["cards"], attack=True))
+            return A.Offer(
+                self._trade_notes(
+                    obs, info["opponent"], info["species"], info["cards"], attack=True
+                )
+            )
         if kind == "respond":
             return self._respond(obs, info)
         if kind == "claim":
             return self._claim(obs, request, info)
         if kind == "preempt":
-            return A.RELEASE if A.RELEASE in (request.choices or ()) else (request.choices or (A.RELEASE,))[0]
+            return (
+                A.RELEASE
+                if A.RELEASE in (request.choices or ())
+                else (request.choices or (A.RELEASE,))[0]
+            )
         if kind == "rat":
             return self._rat(obs, info)
         if kind == "divide":
             card = info.get("card", -1)
-            worth = self.card_worth(obs, obs.seat or 0, card) if 0 <= card < len(self.rules["species"]) else 0
+            worth = (
+                self.card_worth(obs, obs.seat or 0, card)
+                if 0 <= card < len(self.rules["species"])
+                else 0
+            )
             return A.KEEP if card != 2 * len(self.rules["species"]) and worth >= 0 else A.GIVE
         assert request.choices, f"heuristic bot cannot answer {kind!r}"
-        return request.choices[0]
+        first: A.Action = request.choices[0]
+        return first
 
     def _special_limit(self, obs: KuhhandelObservation, card: int) -> int:
         return min(obs.money // 4, 60)
@@ -149,7 +174,7 @@ class HeuristicBot:
 
     def _turn(self, obs: KuhhandelObservation, request: Request) -> A.Action:
         assert obs.seat is not None
-        choices = request.choices or ()
+        choices: tuple[A.Action, ...] = request.choices or ()
         trades = [c for c in choices if isinstance(c, A.Challenge)]
         if not trades:
             return choices[0]
@@ -160,7 +185,8 @@ class HeuristicBot:
             mine = obs.herds[me][c.species]
             theirs = obs.herds[c.opponent][c.species]
             weakness = 1.0 / (1 + obs.note_counts[c.opponent])
-            return species[c.species]["value"] * (mine + min(mine, theirs)) * (1 + weakness) + (
+            value: float = species[c.species]["value"]
+            return value * (mine + min(mine, theirs)) * (1 + weakness) + (
                 5 if mine >= theirs else 0
             )
 
@@ -183,7 +209,9 @@ class HeuristicBot:
         total_value = sum(sp["value"] for sp in self._species(obs))
         money_in_play = max(1, obs.money + 90 * (obs.seats - 1))
         target = int(worth / max(total_value, 1) * money_in_play * 1.2 * self.aggression)
-        target = min(target, max(0, obs.money - (0 if obs.deck_size == 0 else self._reserve(obs) // 2)))
+        target = min(
+            target, max(0, obs.money - (0 if obs.deck_size == 0 else self._reserve(obs) // 2))
+        )
         positive = [v for v in wallet if v > 0]
         counts_vals = sorted(set(positive))
         counts = [positive.count(v) for v in counts_vals]
@@ -228,7 +256,9 @@ class HeuristicBot:
         k = info.get("species", -1)
         have = obs.herds[obs.seat or 0][k] if 0 <= k < len(obs.herds[0]) else 0
         want = 4 if have >= 2 else 2
-        best = max((c for c in choices if c.count <= want), key=lambda c: c.count, default=choices[0])
+        best = max(
+            (c for c in choices if c.count <= want), key=lambda c: c.count, default=choices[0]
+        )
         return best
 
     def _rat(self, obs: KuhhandelObservation, info: Any) -> A.Action:

@@ -41,14 +41,15 @@ class RandomBot:
                 amount = info["min"]
             return A.Bid(amount)
         if kind == "turn":
-            choices = request.choices or ()
+            choices: tuple[A.Action, ...] = request.choices or ()
             if choices[0] is A.AUCTION and len(choices) > 1:
                 return A.AUCTION if rng.random() < 0.5 else rng.choice(choices[1:])
             return rng.choice(choices)
         if kind in ("pay", "offer", "respond", "rat"):
             return self._money(request, info)
         assert request.choices, f"no choices for {kind!r}"
-        return rng.choice(request.choices)
+        choice: A.Action = rng.choice(request.choices)
+        return choice
 
     def _money(self, request: Request, info: Any) -> A.Action:
         rng = self.rng

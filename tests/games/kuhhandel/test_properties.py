@@ -1,0 +1,179 @@
+"""State machines over random legal play (spec §2, §4.6, §6.3, §11): conservation, termination,
+determinism, no leaks, and refused actions that change nothing."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from cardtable.core import ActionError, Record, run_match, verify
+from cardtable.games import kuhhandel as K
+from cardtable.games.kuhhandel import actions as A
+
+PRESET_SEATS = [("classic", 3), ("classic", 5), ("competition", 4), ("competition", 6)]
+OPEN = K.CLASSIC.with_changes(name="classic-open", auction_style="open")
+
+
+def snapshot(game: K.KuhhandelGame) -> str:
+    """Everything observable about a game, for before/after comparisons."""
+    return json.dumps(
+        {
+            "obs": [game.observe(s).to_json() for s in range(game.seats)],
+            "history": len(game.history()),
+            "events": len(game.events()),
+            "pending": [game.request_to_json(r) for r in game.pending()],
+            "wallets": game.wallets,
+            "deck": game.deck,
+        },
+        sort_keys=True,
+    )
+
+
+def total_notes(game: K.KuhhandelGame) -> list[int]:
+    return [sum(w[i] for w in game.wallets) for i in range(len(game.rules.notes))]
+
+
+def bad_actions(rng: random.Random, game: K.KuhhandelGame) -> list[tuple[int, Any]]:
+    seats = game.seats
+    return [
+        (rng.randrange(seats), {"kind": "bid", "amount": "ten"}),
+        (rng.randrange(seats), {"kind": "nonsense"}),
+        (rng.randrange(seats), [1, 2, 3]),
+        (rng.randrange(seats), A.Bid(rng.choice([-5, 0, 1, 10**6]))),
+        (rng.randrange(seats), A.Pay((rng.choice([0, 10, 20, 500, 7]),) * rng.randint(0, 9))),
+        (rng.randrange(seats), A.Offer((500, 500, 500, 500))),
+        (rng.randrange(seats), A.Challenge(rng.randrange(-1, seats + 1), rng.randrange(-1, 12))),
+        (rng.randrange(seats), rng.choice([A.AUCTION, A.PASS, A.SELL, A.BUY, A.ACCEPT, A.KNOCK])),
+        (seats + 3, A.AUCTION),
+    ]
+
+
+class KuhhandelMachine(RuleBasedStateMachine):
+    """Random legal play with refused actions mixed in; invariants checked after every step."""
+
+    @initialize(
+        choice=st.sampled_from([*PRESET_SEATS, ("open", 4)]),
+        seed=st.integers(0, 2**31),
+    )
+    def start(self, choice: tuple[str, int], seed: int) -> None:
+        name, seats = choice
+        rules = OPEN if name == "open" else K.PRESETS[name]
+        self.game = K.new_game(rules, seats, seed)
+        self.rng = random.Random(seed)
+        self.bots = [K.SPEC.bots["random"](seed=seed + i) for i in range(seats)]
+        self.supply = list(rules.supply) if rules.supply else None
+        self.start_notes = total_notes(self.game)
+        self.cards = len(self.game.deck)
+        self.payouts = [0] * len(rules.notes)
+
+    @precondition(lambda self: not self.game.is_over())
+    @rule()
+    def legal_move(self) -> None:
+        req = self.game.pending()[self.rng.randrange(len(self.game.pending()))]
+        before = len(self.game.events())
+        action = self.bots[req.seat].act(None, req)
+        self.game.apply(req.seat, action)
+        for ev in self.game.events(before):
+            if ev.kind == "payout":
+                self.payouts[self.game.rules.notes.index(ev.data["note"])] += len(ev.data["seats"])
+
+    @precondition(lambda self: not self.game.is_over())
+    @rule(which=st.integers(0, 8))
+    def refused_move_changes_nothing(self, which: int) -> None:
+        seat, action = bad_actions(self.rng, self.game)[which]
+        before = snapshot(self.game)
+        try:
+            self.game.apply(seat, action)
+        except ActionError:
+            assert snapshot(self.game) == before
+        else:
+            self.game = self.game  # it happened to be legal: fine
+
+    @invariant()
+    def notes_are_conserved(self) -> None:
+        g = self.game
+        held = total_notes(g)
+        if self.supply is not None:
+            assert g.bank is not None
+            assert [h + b for h, b in zip(held, g.bank, strict=True)] == self.supply
+        else:
+            assert held == [s + p for s, p in zip(self.start_notes, self.payouts, strict=True)]
+
+    @invariant()
+    def cards_are_conserved(self) -> None:
+        g = self.game
+        in_play = 1 if g.stage in ("bid", "sell_or_buy") or (g.stage == "pay") else 0
+        assert sum(map(sum, g.herds)) + len(g.deck) + in_play == self.cards
+
+    @invariant()
+    def observation_never_depends_on_other_wallets(self) -> None:
+        g = self.game
+        for seat in range(g.seats):
+            other = (seat + 1) % g.seats
+            w = g.wallets[other]
+            src = next((i for i, c in enumerate(w) if c), None)
+            if src is None:
+                continue
+            twin = copy.deepcopy(g)
+            dst = (src + 1) % len(w)
+            twin.wallets[other][src] -= 1
+            twin.wallets[other][dst] += 1  # same note count, different notes
+            twin._pending = None
+            assert json.dumps(g.observe(seat).to_json()) == json.dumps(twin.observe(seat).to_json())
+            mine = [g.request_to_json(r) for r in g.pending() if r.seat == seat]
+            theirs = [twin.request_to_json(r) for r in twin.pending() if r.seat == seat]
+            assert mine == theirs
+
+    @invariant()
+    def private_events_stay_with_their_seats(self) -> None:
+        for ev in self.game.events():
+            if ev.kind in ("payment_notes", "trade_notes", "tie_notes"):
+                assert ev.to is not None and len(ev.to) == 2
+
+
+TestKuhhandelMachine = KuhhandelMachine.TestCase
+TestKuhhandelMachine.settings = settings(
+    max_examples=40, stateful_step_count=120, deadline=None, suppress_health_check=list(HealthCheck)
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(choice=st.sampled_from(PRESET_SEATS), seed=st.integers(0, 2**31))
+def test_s6_3_every_game_ends_and_same_seed_same_game(choice: tuple[str, int], seed: int) -> None:
+    name, seats = choice
+    records = []
+    for _ in range(2):
+        g = K.new_game(K.PRESETS[name], seats, seed)
+        result = run_match(g, [K.SPEC.bots["random"](seed=seed + i) for i in range(seats)])
+        assert g.is_over() and len(result.places) == seats
+        records.append(g.record().dumps())
+    assert records[0] == records[1]
+    ok, why = verify(Record.loads(records[0]))
+    assert ok, why
+
+
+def test_heuristic_and_random_mixed_games_end_and_replay() -> None:
+    for seed in range(10):
+        g = K.new_game(K.CLASSIC, 4, seed)
+        bots = [K.SPEC.bots["heuristic"](seed=seed), K.SPEC.bots["random"](seed=seed)] * 2
+        run_match(g, bots)
+        ok, why = verify(Record.loads(g.record().dumps()))
+        assert ok, why
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.json")), ids=lambda p: p.stem)
+def test_golden_records_replay_identically(path: Path) -> None:
+    record = Record.load(path)
+    ok, why = verify(record)
+    assert ok, why

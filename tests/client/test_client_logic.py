@@ -143,7 +143,7 @@ def test_silent_without_fallback_leaves_the_decision_to_the_server() -> None:
     server, ra, _rb, ca, _cb = run(main())
     # The server answered for us (and said so); a late decision is one fault, not two.
     assert server.timeouts and {name for name, _ in server.timeouts} == {"a"}
-    assert 1 <= ca.stats.late == len(server.timeouts) == ca.stats.rejected <= 2
+    assert 1 <= ca.stats.late == len(server.timeouts) == ca.stats.rejected
     assert ca.stats.fallbacks == 0
     assert len(ra[0].faults) == ca.stats.late
 

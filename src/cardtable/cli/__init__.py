@@ -12,6 +12,8 @@ COMMANDS: dict[str, str] = {
     "play": "cardtable.cli.play",
     "replay": "cardtable.cli.replay",
     "bench": "cardtable.cli.bench",
+    "bot": "cardtable.cli.bot",
+    "loadtest": "cardtable.cli.loadtest",
 }
 
 

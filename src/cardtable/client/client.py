@@ -169,6 +169,11 @@ class Client:
         self._random_bots: dict[str, Agent] = {}
         self._closed = False
 
+    @property
+    def game_id(self) -> str | None:
+        """The game this client is seated in, ``None`` between games."""
+        return self._seat.game_id if self._seat is not None else None
+
     # -- connection ------------------------------------------------------------------------
 
     async def __aenter__(self) -> Client:
@@ -207,6 +212,8 @@ class Client:
             with contextlib.suppress(Exception):
                 await self._ws.close()
         if self._runner is not None:
+            # Let the agent see the last events and its end() before we return.
+            await self._runner.drain()
             self._runner.close()
 
     async def _open(self) -> None:

@@ -89,9 +89,24 @@ class AgentRunner:
             raise AgentLate(budget_s) from None
 
     def close(self) -> None:
-        """Stop accepting calls; a call still running finishes in the background."""
+        """Stop accepting calls; calls already queued (the last events, ``end``) still run."""
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor.shutdown(wait=False)
+
+    async def drain(self, timeout: float = 2.0) -> bool:
+        """Wait (at most ``timeout`` s) until every queued call has run; ``False`` if not."""
+        if self._executor is None:
+            return True
+        loop = asyncio.get_running_loop()
+        try:
+            marker = loop.run_in_executor(self._executor, lambda: None)
+        except RuntimeError:  # already shut down
+            return True
+        try:
+            await asyncio.wait_for(marker, timeout)
+            return True
+        except TimeoutError:
+            return False
 
     def _done(self, _future: asyncio.Future[Any]) -> None:
         self._pending -= 1

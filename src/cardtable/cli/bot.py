@@ -1,0 +1,123 @@
+"""``cardtable bot``: play on a server with a built-in bot or a bot file, printing each result."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cardtable.client import GameReport
+
+HELP = "connect a bot (built in or path/to/bot.py:Class) to a cardtable server and play games"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--server",
+        default="ws://127.0.0.1:8000/ws",
+        help="WebSocket URL of the server (default ws://127.0.0.1:8000/ws; /ws is added if absent)",
+    )
+    p.add_argument("--name", help="the bot's registered name (POST /api/bots)")
+    p.add_argument(
+        "--token",
+        default=None,
+        help="the bot's token (default: $CARDTABLE_TOKEN, which keeps it out of process lists)",
+    )
+    p.add_argument("--guest", default=None, help="play as a guest with this display name instead")
+    p.add_argument("--bot", default="heuristic", help="built-in bot name or path/to/bot.py[:Class]")
+    p.add_argument("--lobby", default="ranked", choices=("ranked", "practice", "private"))
+    p.add_argument("--game", default="kuhhandel")
+    p.add_argument("--rules", default=None, help="rule set preset (default: the game's default)")
+    p.add_argument("--seats", type=int, default=None, help="table size to ask for")
+    p.add_argument("--opponents", default=None, help="practice lobby: the house bot to play")
+    p.add_argument("--invite", default=None, help="private lobby: the table's invite code")
+    p.add_argument("--games", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0, help="seed of the bot's own random choices")
+    p.add_argument(
+        "--margin-ms",
+        type=float,
+        default=200.0,
+        help="time kept back from each deadline for the network (default 200)",
+    )
+    p.add_argument(
+        "--no-fallback",
+        action="store_true",
+        help="when the bot fails or is late send nothing (the server's fallback answers)",
+    )
+    p.add_argument("-v", "--verbose", action="count", default=0)
+
+
+def server_url(text: str) -> str:
+    """``ws://host:port/ws`` from what a person types (``host:port``, ``http://...``)."""
+    url = text.strip()
+    if "://" not in url:
+        url = "ws://" + url
+    scheme, _, rest = url.partition("://")
+    scheme = {"http": "ws", "https": "wss"}.get(scheme, scheme)
+    if "/" not in rest:
+        rest += "/ws"
+    return f"{scheme}://{rest}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from cardtable.client import ConnectionLost, ServerError, play
+
+    logging.basicConfig(
+        level=logging.WARNING - 10 * min(args.verbose, 2),
+        format="%(asctime)s %(levelname)s %(message)s",
+    )
+    token = args.token or os.environ.get("CARDTABLE_TOKEN")
+    if args.guest is None and (not args.name or not token):
+        raise ValueError("a bot needs --name and --token (or $CARDTABLE_TOKEN), or use --guest")
+    reports: list[GameReport] = []
+
+    def show(report: GameReport) -> None:
+        reports.append(report)
+        print(f"[{len(reports)}/{args.games}] {report.summary()}", flush=True)
+        for fault in report.faults:
+            print(f"    fault: {fault}", flush=True)
+
+    try:
+        play(
+            server_url(args.server),
+            None if args.guest else args.name,
+            None if args.guest else token,
+            args.bot,
+            guest=args.guest,
+            lobby=args.lobby,
+            game=args.game,
+            rules=args.rules,
+            games=args.games,
+            seats=args.seats,
+            opponents=args.opponents,
+            invite=args.invite,
+            seed=args.seed,
+            margin_ms=args.margin_ms,
+            fallback=not args.no_fallback,
+            on_result=show,
+        )
+    except (ServerError, ConnectionLost, OSError) as exc:
+        print(f"cardtable bot: error: {exc}", file=sys.stderr)
+        if reports:
+            print(totals(reports))
+        return 1
+    print(totals(reports))
+    return 0
+
+
+def totals(games: Sequence[GameReport]) -> str:
+    """One closing line over every finished game."""
+    if not games:
+        return "no game finished"
+    wins = sum(1 for r in games if r.place == 0)
+    mean_place = sum(r.place + 1 for r in games) / len(games)
+    mean_score = sum(r.score for r in games) / len(games)
+    faults = sum(len(r.faults) for r in games)
+    return (
+        f"{len(games)} games: {wins} won, mean place {mean_place:.2f}, "
+        f"mean score {mean_score:.1f}, {faults} faults"
+    )

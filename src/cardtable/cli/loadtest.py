@@ -1,0 +1,71 @@
+"""``cardtable loadtest``: many client bots in one process against a local server, measured."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+
+HELP = (
+    "benchmark a local server: register and connect many bots, play, and report games/min, "
+    "decisions/s, latency per decision (p50/p99) and errors"
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", default="ws://127.0.0.1:8000/ws", help="a server on this machine")
+    p.add_argument("--bots", type=int, default=200, help="client bots to connect (default 200)")
+    p.add_argument("--game", default="cunegonda", help="cunegonda (default) or kuhhandel")
+    p.add_argument("--rules", default=None, help="rule set preset (default: the game's default)")
+    p.add_argument("--lobby", default="ranked", choices=("ranked", "practice"))
+    p.add_argument("--seats", type=int, default=None, help="table size to ask for (Kuhhandel)")
+    p.add_argument("--bot", default="random", help="the bot every client runs (default random)")
+    p.add_argument(
+        "--duration", type=float, default=30.0, help="seconds of play before stopping (default 30)"
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=60.0,
+        help="at most this long for the games under way to finish after --duration (default 60)",
+    )
+    p.add_argument(
+        "--threads",
+        action="store_true",
+        help="run each bot on its own thread (as `cardtable bot` does) instead of on the loop",
+    )
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("-v", "--verbose", action="count", default=0)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cardtable.cli.bot import server_url
+    from cardtable.client.load import run_load
+
+    logging.basicConfig(
+        level=logging.ERROR - 10 * min(args.verbose, 3),
+        format="%(asctime)s %(levelname)s %(message)s",
+    )
+
+    def progress(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    report = asyncio.run(
+        run_load(
+            server_url(args.server),
+            bots=args.bots,
+            game=args.game,
+            rules=args.rules,
+            lobby=args.lobby,
+            seats=args.seats,
+            duration=args.duration,
+            grace=args.grace,
+            bot=args.bot,
+            threaded=args.threads,
+            progress=progress,
+        )
+    )
+    print(json.dumps(report.to_json(), indent=1) if args.json else report.summary())
+    return 0 if report.total_errors == 0 and report.connected == args.bots else 1

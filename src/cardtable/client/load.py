@@ -1,0 +1,332 @@
+"""Load testing: many client bots in one process, against one server, measured.
+
+:func:`run_load` registers ``bots`` bots (``POST /api/bots``), connects them all (asyncio, one
+process), lets them play in a lobby for ``duration`` seconds, lets the games under way finish
+(at most ``grace`` seconds), and returns a :class:`LoadReport`.
+
+What the latency figure measures (:class:`LatencyProbe`): for each game, the time from the
+moment one of our bots *sent* an action to the moment one of our bots *received* the next
+request of that game. When every seat of a table is one of our bots this is the server's
+reaction time to a reply (parse, validate, apply, house-keeping, events to every seat, the next
+request) plus two loopback hops plus the time this process's event loop needed to read the
+frame. It therefore over-states the server's own work: :attr:`LoadReport.loop_lag` reports how
+late this process's event loop was, to tell the two apart. Samples are only taken for requests
+that follow an action (the first request of a game and simultaneous requests are not measured).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from cardtable.client.blocking import agent_source
+from cardtable.client.client import Backoff, Client, ConnectionLost
+from cardtable.client.messages import ServerError
+from cardtable.client.seat import GameReport
+
+#: Hosts a load test may target: it is a benchmark for this machine, never for someone else's.
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+MAX_BOTS = 2000
+MAX_SECONDS = 3600.0
+
+
+class LatencyProbe:
+    """Action-sent to next-request-received times per game (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self._sent: dict[str, float] = {}
+
+    def action_sent(self, game_id: str, at: float) -> None:
+        self._sent[game_id] = at
+
+    def request_received(self, game_id: str, at: float) -> None:
+        sent = self._sent.pop(game_id, None)
+        if sent is not None:
+            self.samples.append(at - sent)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) by nearest rank; ``nan`` for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))
+    return ordered[rank]
+
+
+@dataclass
+class LoadReport:
+    """The figures of one load test; times in seconds unless named ``_ms``."""
+
+    server: str
+    game: str
+    rules: str | None
+    lobby: str
+    bots: int
+    connected: int = 0
+    peak_seated: int = 0
+    games: int = 0
+    unfinished: int = 0
+    window: float = 0.0
+    decisions: int = 0
+    latency: list[float] = field(default_factory=list)
+    loop_lag: list[float] = field(default_factory=list)
+    cpu_seconds: float = 0.0
+    errors: dict[str, int] = field(default_factory=dict)
+    examples: list[str] = field(default_factory=list)
+
+    def count(self, kind: str, n: int = 1, example: str | None = None) -> None:
+        if n:
+            self.errors[kind] = self.errors.get(kind, 0) + n
+            if example and len(self.examples) < 10:
+                self.examples.append(f"{kind}: {example}")
+
+    @property
+    def total_errors(self) -> int:
+        return sum(self.errors.values())
+
+    def to_json(self) -> dict[str, Any]:
+        minutes = self.window / 60 if self.window else float("nan")
+
+        def ms(values: list[float], q: float) -> float:
+            return round(percentile(values, q) * 1000, 2)
+
+        return {
+            "server": self.server,
+            "game": self.game,
+            "rules": self.rules,
+            "lobby": self.lobby,
+            "bots": self.bots,
+            "connected": self.connected,
+            "peak_seated": self.peak_seated,
+            "games": self.games,
+            "unfinished_games": self.unfinished,
+            "seconds": round(self.window, 2),
+            "games_per_minute": round(self.games / minutes, 1) if self.window else None,
+            "decisions": self.decisions,
+            "decisions_per_second": round(self.decisions / self.window, 1) if self.window else None,
+            "latency_samples": len(self.latency),
+            "latency_ms": {
+                "p50": ms(self.latency, 0.5),
+                "p90": ms(self.latency, 0.9),
+                "p99": ms(self.latency, 0.99),
+                "max": ms(self.latency, 1.0),
+            },
+            "client_loop_lag_ms": {"p50": ms(self.loop_lag, 0.5), "p99": ms(self.loop_lag, 0.99)},
+            "client_cpu_seconds": round(self.cpu_seconds, 2),
+            "errors": dict(self.errors),
+            "error_examples": list(self.examples),
+        }
+
+    def summary(self) -> str:
+        d = self.to_json()
+        lat = d["latency_ms"]
+        lag = d["client_loop_lag_ms"]
+        errors = ", ".join(f"{k} {v}" for k, v in sorted(self.errors.items())) or "none"
+        return "\n".join(
+            [
+                f"loadtest {self.game} ({self.rules or 'default rules'}, {self.lobby}) "
+                f"against {self.server}",
+                f"  bots {self.bots}, connected {self.connected}, "
+                f"seated at once (peak) {self.peak_seated}",
+                f"  {self.games} games finished in {d['seconds']} s "
+                f"({d['games_per_minute']} games/min), {self.unfinished} unfinished",
+                f"  {self.decisions} decisions ({d['decisions_per_second']}/s)",
+                f"  latency per decision (action sent -> next request received, "
+                f"{len(self.latency)} samples): p50 {lat['p50']} ms, p90 {lat['p90']} ms, "
+                f"p99 {lat['p99']} ms, max {lat['max']} ms",
+                f"  client event loop lag: p50 {lag['p50']} ms, p99 {lag['p99']} ms; "
+                f"client CPU {d['client_cpu_seconds']} s",
+                f"  errors: {errors}",
+                *(f"    {e}" for e in self.examples),
+            ]
+        )
+
+
+def http_base(server: str) -> str:
+    """``http://host:port`` of a ``ws://host:port/ws`` URL."""
+    parts = urlsplit(server)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    return f"{scheme}://{parts.netloc}"
+
+
+def check_loopback(server: str) -> None:
+    """Refuse any server that is not on this machine."""
+    host = urlsplit(server).hostname or ""
+    if host not in LOOPBACK:
+        raise ValueError(f"loadtest only targets this machine (127.0.0.1/localhost), not {host!r}")
+
+
+def register_bot(base: str, name: str, timeout: float = 10.0) -> str:
+    """``POST /api/bots`` and return the token (blocking; raises ``RuntimeError`` on refusal)."""
+    body = json.dumps({"name": name}).encode()
+    request = urllib.request.Request(
+        f"{base}/api/bots",
+        data=body,
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            data = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")[:200]
+        raise RuntimeError(f"POST /api/bots {name!r}: HTTP {exc.code} {detail}") from exc
+    token = data.get("token") if isinstance(data, dict) else None
+    if not isinstance(token, str):
+        raise RuntimeError(f"POST /api/bots {name!r}: no token in {data!r}")
+    return token
+
+
+async def register_bots(base: str, names: Sequence[str], parallel: int = 8) -> dict[str, str]:
+    """Register every name (``parallel`` requests at a time); name -> token."""
+    gate = asyncio.Semaphore(parallel)
+
+    async def one(name: str) -> tuple[str, str]:
+        async with gate:
+            return name, await asyncio.to_thread(register_bot, base, name)
+
+    return dict(await asyncio.gather(*(one(n) for n in names)))
+
+
+async def _watch_loop(lags: list[float], stop: asyncio.Event, every: float = 0.01) -> None:
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        before = loop.time()
+        await asyncio.sleep(every)
+        lags.append(max(0.0, loop.time() - before - every))
+
+
+async def run_load(
+    server: str,
+    *,
+    bots: int,
+    game: str,
+    rules: str | None = None,
+    lobby: str = "ranked",
+    seats: int | None = None,
+    duration: float = 30.0,
+    grace: float = 60.0,
+    bot: str = "random",
+    threaded: bool = False,
+    tokens: dict[str, str] | None = None,
+    connect_parallel: int = 25,
+    progress: Any = None,
+) -> LoadReport:
+    """Run one load test (see the module docstring); every figure is in the report.
+
+    ``tokens`` (name -> token) skips registration. ``threaded=False`` runs the bots on the event
+    loop: right for the fast built-in bots, which would otherwise cost a thread switch each.
+    """
+    check_loopback(server)
+    if not 1 <= bots <= MAX_BOTS:
+        raise ValueError(f"--bots must be 1..{MAX_BOTS}")
+    if not 0 < duration <= MAX_SECONDS or not 0 <= grace <= MAX_SECONDS:
+        raise ValueError(f"--duration and --grace must be at most {MAX_SECONDS:.0f} s")
+    report = LoadReport(server, game, rules, lobby, bots)
+    say = progress or (lambda text: None)
+    if tokens is None:
+        run_id = secrets.token_hex(3)
+        names = [f"load{run_id}n{i}" for i in range(bots)]
+        say(f"registering {bots} bots at {http_base(server)}/api/bots ...")
+        tokens = await register_bots(http_base(server), names)
+    names = sorted(tokens)[:bots]
+    probe = LatencyProbe()
+    # A load test measures the server: reconnect storms would hide what happened, so give up fast.
+    backoff = Backoff(first=0.2, most=1.0, give_up_after=10.0, attempts=5)
+    clients = [
+        Client(
+            server,
+            agent_source(bot, game, seed=i),
+            name=name,
+            token=tokens[name],
+            threaded=threaded,
+            probe=probe,
+            backoff=backoff,
+        )
+        for i, name in enumerate(names)
+    ]
+    cpu_start = time.process_time()
+    gate = asyncio.Semaphore(connect_parallel)
+
+    async def connect(client: Client) -> bool:
+        async with gate:
+            try:
+                await client.connect()
+                return True
+            except (OSError, TimeoutError, ServerError, Exception) as exc:
+                report.count("connect", example=f"{client.name}: {exc!r}")
+                return False
+
+    say(f"connecting {bots} bots ...")
+    connected = await asyncio.gather(*(connect(c) for c in clients))
+    report.connected = sum(connected)
+    stop = asyncio.Event()
+    done_watching = asyncio.Event()
+    watcher = asyncio.ensure_future(_watch_loop(report.loop_lag, done_watching))
+    finished: dict[str, GameReport] = {}
+    faults = 0
+    seated = 0
+
+    def on_result(game_report: GameReport) -> None:
+        nonlocal faults
+        finished.setdefault(game_report.game_id, game_report)
+        faults += len(game_report.faults)
+
+    async def play(client: Client) -> None:
+        try:
+            await client.play(
+                lobby, game, rules=rules, seats=seats, games=10**9, on_result=on_result, stop=stop
+            )
+        except (ServerError, ConnectionLost, OSError) as exc:
+            report.count(type(exc).__name__, example=f"{client.name}: {exc}")
+
+    async def count_seated() -> None:
+        nonlocal seated
+        while not done_watching.is_set():
+            seated = sum(1 for c in clients if c.game_id is not None)
+            report.peak_seated = max(report.peak_seated, seated)
+            await asyncio.sleep(0.25)
+
+    say(f"playing {game} for {duration:g} s ...")
+    started = time.perf_counter()
+    players = [
+        asyncio.ensure_future(play(c)) for c, ok in zip(clients, connected, strict=True) if ok
+    ]
+    counter = asyncio.ensure_future(count_seated())
+    await asyncio.sleep(duration)
+    stop.set()
+    say(f"stopping: letting the games under way finish (at most {grace:g} s) ...")
+    _, late = await asyncio.wait(players, timeout=grace) if players else (set(), set())
+    report.window = time.perf_counter() - started
+    report.unfinished = len({c.game_id for c in clients if c.game_id is not None})
+    for task in late:
+        task.cancel()
+    done_watching.set()
+    await asyncio.gather(watcher, counter, *late, return_exceptions=True)
+    for client in clients:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.close(), 5)
+    report.cpu_seconds = time.process_time() - cpu_start
+    report.games = len(finished)
+    report.latency = probe.samples
+    for client in clients:
+        s = client.stats
+        report.decisions += s.decisions
+        report.count("late_decisions", s.late)
+        report.count("agent_errors", s.agent_errors)
+        report.count("rejected_actions", s.rejected)
+        report.count("server_errors", s.server_errors, s.errors[0] if s.errors else None)
+        report.count("reconnects", s.reconnects)
+    report.count("faults_in_finished_games", faults)
+    return report

@@ -1,0 +1,367 @@
+"""Message schemas of protocol version 1 and the parser for client frames.
+
+Client frames are checked against :data:`CLIENT_SCHEMAS`; fields a schema does not name are
+ignored (so newer clients can add optional fields). Server frames always match
+:data:`SERVER_SCHEMAS` (the tests check every frame the server sends).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from cardtable.protocol.schema import SchemaError, validate
+
+PROTOCOL_VERSION = 1
+#: Frames larger than this (in UTF-8 bytes) are refused with ``too_large``.
+MAX_FRAME_BYTES = 64 * 1024
+LOBBIES = ("ranked", "practice", "private")
+
+#: Every ``error``/``rejected`` code and what it means (also in docs/protocol.md).
+ERROR_CODES: dict[str, str] = {
+    "bad_json": "the frame is not a JSON object",
+    "bad_message": "the message does not match its schema, or its type is unknown",
+    "unsupported_protocol": "the hello names a protocol version this server does not speak",
+    "bad_token": "unknown bot name or wrong token",
+    "too_large": "the frame exceeds the size limit",
+    "flood": "too many messages too fast; the connection is closed",
+    "not_hello": "the first message must be a hello",
+    "not_your_turn": "the request_id is not an open request of this connection",
+    "illegal_action": "the action is well formed but the rules do not allow it now",
+    "invalid_action": "the action is malformed for this request",
+    "timeout": "the deadline and the time bank ran out",
+    "suspended": "this bot is suspended for repeated faults (see GET /api/bots/{name})",
+    "unknown_game": "no such game, rule set or bot",
+    "bad_join": "the join cannot be served (wrong lobby for this identity, full table...)",
+    "unknown_invite": "no open private table has this invite code",
+    "busy": "this connection is already queued or seated",
+    "replaced": "the same identity connected again; this connection is closed",
+    "shutdown": "the server is shutting down",
+    "disconnect": "the client disconnected or was not connected when asked (a fault)",
+    "left": "the client left a running game; the fallback plays its seat",
+    "taken_over": "after repeated faults the fallback bot plays the rest of this game for you",
+}
+
+_NAME = {"type": "string", "minLength": 1, "maxLength": 32}
+_GAME_ID = {"type": "string", "minLength": 1, "maxLength": 64}
+_RULES = {
+    "description": "a preset name, or a full rule set as JSON (private tables only)",
+    "type": ["string", "object"],
+}
+_MESSAGE_ID = {"type": "string", "minLength": 1, "maxLength": 64}
+_OBJECT: dict[str, Any] = {"type": "object"}
+
+
+def _message(
+    type_: str,
+    description: str,
+    props: Mapping[str, Any],
+    required: list[str],
+    *,
+    closed: bool = False,
+    variants: list[Any] | None = None,
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": type_,
+        "description": description,
+        "type": "object",
+        "properties": {"type": {"const": type_}, **props},
+        "required": ["type", *required],
+    }
+    if closed:
+        schema["additionalProperties"] = False
+    if variants:
+        schema["anyOf"] = variants
+    return schema
+
+
+CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "hello": _message(
+        "hello",
+        "First message. A bot names itself and its token; a person names a guest display name; "
+        "a spectator names the game to watch. A guest may send the resume token from its welcome.",
+        {
+            "protocol": {"type": "integer", "description": "protocol version, 1"},
+            "bot": _NAME,
+            "token": {"type": "string", "minLength": 1, "maxLength": 200},
+            "guest": {"type": "string", "minLength": 1, "maxLength": 32},
+            "spectate": _GAME_ID,
+        },
+        ["protocol"],
+        variants=[
+            {"required": ["bot", "token"]},
+            {"required": ["guest"]},
+            {"required": ["spectate"]},
+        ],
+    ),
+    "join": _message(
+        "join",
+        "Ask for a game. ranked: matched by rating (bots only). practice: against house bots "
+        "(opponents = a house bot name or one per seat), unrated. private: create a table "
+        "(create) or join one (invite).",
+        {
+            "lobby": {"enum": list(LOBBIES)},
+            "game": {"type": "string", "minLength": 1, "maxLength": 32},
+            "rules": _RULES,
+            "seats": {"type": "integer", "minimum": 1, "maximum": 16},
+            "opponents": {
+                "anyOf": [
+                    {"type": "string", "maxLength": 32},
+                    {"type": "array", "items": {"type": "string", "maxLength": 32}, "maxItems": 16},
+                ]
+            },
+            "invite": {"type": "string", "minLength": 1, "maxLength": 32},
+            "create": {
+                "type": "object",
+                "properties": {
+                    "rules": _RULES,
+                    "seats": {"type": "integer", "minimum": 1, "maximum": 16},
+                    "bots": {
+                        "type": "array",
+                        "items": {"type": "string", "maxLength": 32},
+                        "maxItems": 16,
+                        "description": "house bots to seat (the rest are open seats)",
+                    },
+                },
+            },
+        },
+        ["lobby"],
+    ),
+    "action": _message(
+        "action",
+        "Answer an open request with an action (the game's JSON encoding).",
+        {"game_id": _GAME_ID, "request_id": _MESSAGE_ID, "action": {}},
+        ["game_id", "request_id", "action"],
+    ),
+    "resume": _message(
+        "resume",
+        "Take the seat of this identity back after a reconnect (game_id optional: any running "
+        "game of this identity). The server resends game_start, the events from `since` (default "
+        "0) and the open requests.",
+        {"game_id": _GAME_ID, "since": {"type": "integer", "minimum": 0}},
+        [],
+    ),
+    "leave": _message(
+        "leave",
+        "Leave the queue or the waiting private table; during a game the fallback plays the "
+        "rest of it.",
+        {},
+        [],
+    ),
+}
+
+_RESULT = {
+    "type": "object",
+    "properties": {
+        "termination": {"enum": ["normal", "cap", "forfeit", "aborted"]},
+        "scores": {"type": "array", "items": {"type": "number"}},
+        "places": {"type": "array", "items": {"type": "integer"}},
+        "reason": {"type": "string"},
+        "details": {"type": "object"},
+    },
+    "required": ["termination", "scores", "places"],
+}
+
+SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
+    "welcome": _message(
+        "welcome",
+        "Reply to hello. `you.resume_token` (guests only) lets a person reconnect; `games` lists "
+        "running games where this identity holds a seat (send resume to take it back).",
+        {
+            "protocol": {"const": PROTOCOL_VERSION},
+            "server_version": {"type": "string"},
+            "you": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "kind": {"enum": ["bot", "guest", "spectator"]},
+                    "resume_token": {"type": "string"},
+                },
+                "required": ["name", "kind"],
+            },
+            "games": {"type": "array", "items": {"type": "string"}},
+        },
+        ["protocol", "server_version", "you", "games"],
+    ),
+    "waiting": _message(
+        "waiting",
+        "Queued in a ranked lobby; house bots fill the table after `fill_after_ms`.",
+        {
+            "lobby": {"enum": list(LOBBIES)},
+            "game": {"type": "string"},
+            "rules": {"type": "string"},
+            "queued": {"type": "integer", "minimum": 0},
+            "fill_after_ms": {"type": "integer", "minimum": 0},
+        },
+        ["lobby", "game", "rules", "queued"],
+    ),
+    "table": _message(
+        "table",
+        "A private table waiting for players: share `invite`; it starts when every seat is taken.",
+        {
+            "invite": {"type": "string"},
+            "game": {"type": "string"},
+            "rules": {"type": "object"},
+            "seats": {"type": "integer"},
+            "players": {"type": "array", "items": {"type": "string"}},
+            "open_seats": {"type": "integer", "minimum": 0},
+        },
+        ["invite", "game", "rules", "seats", "players", "open_seats"],
+    ),
+    "game_start": _message(
+        "game_start",
+        "A game begins (or is resent on resume/spectate). `seat` is null for spectators.",
+        {
+            "game_id": {"type": "string"},
+            "game": {"type": "string"},
+            "rules": {"type": "object"},
+            "rules_name": {"type": ["string", "null"]},
+            "seat": {"type": ["integer", "null"]},
+            "seats": {"type": "integer"},
+            "names": {"type": "array", "items": {"type": "string"}},
+            "lobby": {"enum": list(LOBBIES)},
+            "rated": {"type": "boolean"},
+        },
+        ["game_id", "game", "rules", "seat", "seats", "names"],
+    ),
+    "event": _message(
+        "event",
+        "Something happened that this seat may see (spectators: public events only). `index` "
+        "is the event's place in the whole game, so a seat sees gaps.",
+        {
+            "game_id": {"type": "string"},
+            "index": {"type": "integer", "minimum": 0},
+            "event": {
+                "type": "object",
+                "properties": {"kind": {"type": "string"}, "data": {"type": "object"}},
+                "required": ["kind", "data"],
+            },
+        },
+        ["game_id", "index", "event"],
+    ),
+    "request": _message(
+        "request",
+        "Your decision. Answer with an action carrying request_id within deadline_ms; lateness "
+        "is taken from the time bank, and when that is empty the fallback answers. A request "
+        "with `optional: true` (open auctions) may be left unanswered without a fault.",
+        {
+            "game_id": {"type": "string"},
+            "request_id": {"type": "string"},
+            "request": {
+                "type": "object",
+                "properties": {
+                    "seat": {"type": "integer"},
+                    "kind": {"type": "string"},
+                    "choices": {"type": ["array", "null"]},
+                    "info": {"type": "object"},
+                },
+                "required": ["seat", "kind", "choices", "info"],
+            },
+            "observation": _OBJECT,
+            "deadline_ms": {"type": "integer", "minimum": 0},
+            "time_bank_ms": {"type": "integer", "minimum": 0},
+            "optional": {"type": "boolean"},
+        },
+        ["game_id", "request_id", "request", "observation", "deadline_ms", "time_bank_ms"],
+    ),
+    "cancel": _message(
+        "cancel",
+        "An open request vanished (the game moved on, e.g. someone outbid you); do not answer it.",
+        {"game_id": {"type": "string"}, "request_id": {"type": "string"}},
+        ["request_id"],
+    ),
+    "rejected": _message(
+        "rejected",
+        "Your action was not applied. For illegal/invalid actions and timeouts the fallback "
+        "answered that decision; `not_your_turn` changes nothing.",
+        {
+            "game_id": {"type": "string"},
+            "request_id": {"type": "string"},
+            "code": {"enum": list(ERROR_CODES)},
+            "reason": {"type": "string"},
+        },
+        ["request_id", "code", "reason"],
+    ),
+    "game_end": _message(
+        "game_end",
+        "The game is over. The full record is at record_url (HTTP GET).",
+        {
+            "game_id": {"type": "string"},
+            "result": _RESULT,
+            "record_url": {"type": "string"},
+            "rated": {"type": "boolean"},
+        },
+        ["game_id", "result", "record_url"],
+    ),
+    "error": _message(
+        "error",
+        "Something was refused. Fatal codes (bad_json after hello is not fatal; bad_token, "
+        "unsupported_protocol, too_large, flood, suspended, replaced are) close the connection.",
+        {"code": {"enum": list(ERROR_CODES)}, "reason": {"type": "string"}},
+        ["code", "reason"],
+    ),
+}
+
+
+class ProtocolError(ValueError):
+    """A client frame is refused; ``code`` is one of :data:`ERROR_CODES`."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"{code}: {reason}")
+        self.code = code
+        self.reason = reason
+
+
+def parse_client_message(text: str | bytes) -> dict[str, Any]:
+    """Decode and check one client frame; raises :class:`ProtocolError`.
+
+    Returns the message as a dict whose fields match its schema.
+    """
+    if isinstance(text, bytes | bytearray):
+        size = len(text)
+    else:
+        # len(str) counts characters; the byte limit only matters near the limit
+        size = len(text) if len(text) * 4 < MAX_FRAME_BYTES else len(text.encode("utf-8"))
+    if size > MAX_FRAME_BYTES:
+        raise ProtocolError("too_large", f"frame of {size} bytes exceeds {MAX_FRAME_BYTES}")
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProtocolError("bad_json", f"not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", "a message must be a JSON object")
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in CLIENT_SCHEMAS:
+        known = ", ".join(CLIENT_SCHEMAS)
+        raise ProtocolError("bad_message", f"unknown message type {kind!r} (known: {known})")
+    try:
+        validate(data, CLIENT_SCHEMAS[kind])
+    except SchemaError as exc:
+        raise ProtocolError("bad_message", f"{kind}: {exc}") from None
+    return data
+
+
+def validate_server_message(data: Mapping[str, Any]) -> None:
+    """Raise :class:`SchemaError` unless ``data`` is a valid server message."""
+    kind = data.get("type")
+    if kind not in SERVER_SCHEMAS:
+        raise SchemaError("$.type", f"unknown server message type {kind!r}")
+    validate(data, SERVER_SCHEMAS[str(kind)])
+
+
+def dumps(message: Mapping[str, Any]) -> str:
+    """Encode a message compactly (what goes on the wire)."""
+    return json.dumps(message, separators=(",", ":"))
+
+
+def schema_document() -> dict[str, Any]:
+    """Every schema in one document (served at ``GET /api/protocol/schema``)."""
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "max_frame_bytes": MAX_FRAME_BYTES,
+        "error_codes": dict(ERROR_CODES),
+        "client": CLIENT_SCHEMAS,
+        "server": SERVER_SCHEMAS,
+    }

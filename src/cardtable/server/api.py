@@ -1,0 +1,165 @@
+"""The HTTP API (``/api/...``); FastAPI publishes its OpenAPI description at ``/docs``.
+
+Endpoints are plain functions: FastAPI runs them in its thread pool, so database reads never
+block the event loop that drives the tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from cardtable import __version__
+from cardtable.protocol import PROTOCOL_VERSION, schema_document
+from cardtable.server.lobby import Hub
+from cardtable.server.store.db import NameError_, Store
+
+router = APIRouter(prefix="/api")
+
+
+class NewBot(BaseModel):
+    name: str = Field(
+        description="2-32 letters, digits, '_', '-' or '.', starting with a letter or digit",
+        examples=["my-bot"],
+    )
+
+
+class NewBotReply(BaseModel):
+    name: str
+    token: str = Field(description="shown only this once; the server keeps only its hash")
+    note: str
+
+
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
+
+
+def _hub(request: Request) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+@router.get("/health", summary="Liveness, versions and counts")
+def health(request: Request) -> dict[str, Any]:
+    store = _store(request)
+    hub = _hub(request)
+    return {
+        "status": "ok",
+        "version": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "database": "sqlite" if store.is_sqlite else store.engine.dialect.name,
+        "schema_revision": store.revision(),
+        "running_tables": len(hub.tables),
+        "connections": len(hub.online),
+        "games": store.counts(),
+    }
+
+
+@router.post(
+    "/bots",
+    status_code=201,
+    response_model=NewBotReply,
+    summary="Register a bot; the token is shown once",
+    responses={409: {"description": "the name is taken"}, 422: {"description": "invalid name"}},
+)
+def create_bot(body: NewBot, request: Request) -> Any:
+    try:
+        identity, token = _store(request).create_bot(body.name.strip())
+    except NameError_ as exc:
+        return JSONResponse({"detail": exc.reason}, status_code=exc.status)
+    return {
+        "name": identity.name,
+        "token": token,
+        "note": "keep this token: it is shown only once and cannot be recovered",
+    }
+
+
+@router.get("/bots/{name}", summary="A bot's games, ratings, rating history and faults")
+def bot(name: str, request: Request) -> dict[str, Any]:
+    detail = _store(request).bot_detail(name)
+    if detail is None:
+        raise HTTPException(404, f"no bot {name!r}")
+    return detail
+
+
+@router.get("/leaderboard", summary="Ratings (mu - 3 sigma) for a game and rule set")
+def leaderboard(
+    request: Request,
+    game: str = Query("kuhhandel"),
+    rules: str | None = Query(None, description="preset name (default: the game's default)"),
+    limit: int = Query(100, ge=1, le=1000),
+) -> dict[str, Any]:
+    specs = _hub(request).available_games()
+    if game not in specs:
+        raise HTTPException(404, f"no game {game!r} (games: {', '.join(specs)})")
+    rules_name = rules or specs[game].default_rules
+    return {
+        "game": game,
+        "rules": rules_name,
+        "entries": _store(request).leaderboard(game, rules_name, limit),
+    }
+
+
+@router.get("/games", summary="Recent and running games, newest first")
+def games(
+    request: Request,
+    status: str | None = Query(None, pattern="^(running|finished|aborted)$"),
+    game: str | None = None,
+    rules: str | None = None,
+    player: str | None = Query(None, description="only games with a seat of this name"),
+    limit: int = Query(50, ge=1, le=500),
+) -> dict[str, Any]:
+    rows = _store(request).list_games(
+        status=status, game=game, rules=rules, player=player, limit=limit
+    )
+    return {"games": rows}
+
+
+@router.get("/games/{game_id}", summary="A game: full record once over, public view while running")
+def game_detail(game_id: str, request: Request) -> dict[str, Any]:
+    detail = _store(request).game_detail(game_id)
+    if detail is None:
+        raise HTTPException(404, f"no game {game_id!r}")
+    table = _hub(request).tables.get(game_id)
+    if detail["status"] == "running" and table is not None:
+        # read on the API thread: observe_json(None) is public information only
+        try:
+            detail["live"] = table.public_view()
+        except Exception:  # the table moved on while we read; the summary is still right
+            detail["live"] = None
+    return detail
+
+
+@router.get("/games/{game_id}/record", summary="The replayable record of an ended game")
+def game_record(game_id: str, request: Request) -> Any:
+    record = _store(request).record(game_id)
+    if record is None:
+        raise HTTPException(404, f"no ended game {game_id!r}")
+    return record
+
+
+@router.get("/lobbies", summary="Games, rule sets, seat ranges and house bots on offer")
+def lobbies(request: Request) -> dict[str, Any]:
+    hub = _hub(request)
+    out = {}
+    for name, spec in hub.available_games().items():
+        rules = spec.resolve_rules(None)
+        out[name] = {
+            "default_rules": spec.default_rules,
+            "presets": list(spec.presets),
+            "ranked_rules": hub.ranked_rules(spec),
+            "seat_range": list(spec.seat_range(rules)),
+            "ranked_table_size": hub.table_size(spec, rules),
+            "house_bots": list(spec.bots),
+            "fallback_bot": hub.fallback_bot(spec),
+        }
+    return {"games": out, "lobbies": ["ranked", "practice", "private"]}
+
+
+@router.get("/protocol/schema", summary="JSON schemas of every protocol message")
+def protocol_schema() -> dict[str, Any]:
+    return schema_document()

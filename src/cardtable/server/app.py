@@ -1,0 +1,70 @@
+"""The ASGI application: HTTP API, the native WebSocket endpoint ``/ws`` and the lobbies.
+
+:func:`create_app` builds it from :class:`~cardtable.server.config.Settings`. On start it applies
+the alembic migrations, marks the games this instance left running as aborted (a crash or
+``kill -9``) and starts the matchmaker; on shutdown it aborts and stores the running games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, WebSocket
+
+from cardtable import __version__
+from cardtable.server.api import router
+from cardtable.server.config import Settings
+from cardtable.server.connection import Session
+from cardtable.server.lobby import Hub
+from cardtable.server.store import Store
+
+log = logging.getLogger("cardtable.server")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A new server app; nothing touches the database until it starts (lifespan)."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db_executor = ThreadPoolExecutor(1, thread_name_prefix="cardtable-db")
+        bot_executor = ThreadPoolExecutor(4, thread_name_prefix="cardtable-bot")
+        store = Store(settings.db)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(db_executor, store.migrate)
+        aborted = await loop.run_in_executor(db_executor, store.abort_unfinished, settings.instance)
+        if aborted:
+            log.warning(
+                "marked %d unfinished game(s) of instance %r aborted", aborted, settings.instance
+            )
+        hub = Hub(settings, store, db_executor=db_executor, bot_executor=bot_executor)
+        await hub.start()
+        app.state.store = store
+        app.state.hub = hub
+        app.state.settings = settings
+        try:
+            yield
+        finally:
+            await hub.shutdown()
+            db_executor.shutdown(wait=True)
+            bot_executor.shutdown(wait=False, cancel_futures=True)
+            store.close()
+
+    app = FastAPI(
+        title="cardtable",
+        version=__version__,
+        description="Kuhhandel and Cunegonda for people and bots. The native protocol is a "
+        "WebSocket at /ws; its message schemas are at /api/protocol/schema.",
+        lifespan=lifespan,
+    )
+    app.include_router(router)
+
+    @app.websocket("/ws")
+    async def native(websocket: WebSocket) -> None:
+        await Session(websocket, app.state.hub, __version__).serve()
+
+    return app

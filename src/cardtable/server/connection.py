@@ -1,0 +1,275 @@
+"""One WebSocket client speaking the native protocol (``/ws``).
+
+The session reads frames, refuses what it must (size, flood, schema, identity) with an ``error``
+carrying a code and a reason, and hands the rest to the :class:`~cardtable.server.lobby.Hub` and
+the tables. Outgoing messages go through a queue and a writer task, so a table never waits for
+a slow client. Tokens are checked against their hash and never logged or echoed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import secrets
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from cardtable.protocol import PROTOCOL_VERSION, ProtocolError, dumps, parse_client_message
+from cardtable.server.lobby import Hub, JoinError, Member
+from cardtable.server.store.db import now
+
+log = logging.getLogger("cardtable.server.connection")
+
+#: Close codes (RFC 6455): policy violation, message too big, going away.
+CLOSE_POLICY = 1008
+CLOSE_TOO_BIG = 1009
+CLOSE_GOING_AWAY = 1001
+#: A client that does not read its messages is dropped beyond this many queued frames.
+MAX_QUEUED = 5000
+
+
+class Session:
+    """The server side of one WebSocket connection."""
+
+    def __init__(self, websocket: WebSocket, hub: Hub, server_version: str) -> None:
+        self.ws = websocket
+        self.hub = hub
+        self.server_version = server_version
+        self.out: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
+        self.member: Member | None = None
+        self.spectating: str | None = None
+        self.closing = False
+        settings = hub.settings
+        self._tokens = float(settings.flood_burst)
+        self._rate = settings.flood_rate
+        self._burst = float(settings.flood_burst)
+        self._last = time.monotonic()
+        self.max_bytes = settings.max_frame_bytes
+
+    # -- Peer -------------------------------------------------------------------------------
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        self.send_text(dumps(message))
+
+    def send_text(self, text: str) -> None:
+        if self.closing:
+            return
+        if self.out.qsize() >= MAX_QUEUED:
+            self.close(CLOSE_POLICY, "the client does not read its messages")
+            return
+        self.out.put_nowait(text)
+
+    def close(self, code: int, reason: str) -> None:
+        """Send what is queued, then close with ``code``."""
+        if not self.closing:
+            self.out.put_nowait((code, reason))
+            self.closing = True
+
+    def fatal(self, code: str, reason: str, close_code: int = CLOSE_POLICY) -> None:
+        self.send({"type": "error", "code": code, "reason": reason})
+        self.close(close_code, code)
+
+    # -- the session ------------------------------------------------------------------------
+
+    async def serve(self) -> None:
+        await self.ws.accept()
+        writer = asyncio.create_task(self._writer())
+        try:
+            await self._read_loop()
+        finally:
+            if self.member is not None:
+                self.hub.forget(self.member.key, self)
+                if self.hub.online.get(self.member.key) is self:
+                    del self.hub.online[self.member.key]
+            if self.spectating is not None:
+                table = self.hub.tables.get(self.spectating)
+                if table is not None:
+                    table.spectators.discard(self)
+            self.close(CLOSE_GOING_AWAY, "bye")
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(writer, timeout=2.0)
+            writer.cancel()
+
+    async def _writer(self) -> None:
+        try:
+            while True:
+                item = await self.out.get()
+                if isinstance(item, tuple):
+                    with contextlib.suppress(Exception):
+                        await self.ws.close(code=item[0], reason=item[1][:120])
+                    return
+                await self.ws.send_text(item)
+        except Exception:  # the client went away; the reader notices too
+            self.closing = True
+            with contextlib.suppress(Exception):
+                await self.ws.close(code=CLOSE_GOING_AWAY)
+
+    async def _read_loop(self) -> None:
+        while not self.closing:
+            try:
+                frame = await self.ws.receive()
+            except (WebSocketDisconnect, RuntimeError):
+                return
+            if frame["type"] == "websocket.disconnect":
+                return
+            text = frame.get("text")
+            if text is None:
+                raw = frame.get("bytes") or b""
+                text = raw.decode("utf-8", errors="replace") if len(raw) <= self.max_bytes else raw
+            if not self._allow():
+                self.fatal("flood", f"more than {self._rate:g} messages per second; goodbye")
+                return
+            size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8"))
+            if size > self.max_bytes:
+                self.fatal(
+                    "too_large", f"a frame of {size} bytes exceeds {self.max_bytes}", CLOSE_TOO_BIG
+                )
+                return
+            try:
+                message = parse_client_message(text)
+            except ProtocolError as exc:
+                self._refused(exc)
+                continue
+            await self._dispatch(message)
+
+    def _allow(self) -> bool:
+        now_ = time.monotonic()
+        self._tokens = min(self._burst, self._tokens + (now_ - self._last) * self._rate)
+        self._last = now_
+        self._tokens -= 1.0
+        return self._tokens >= 0
+
+    def _refused(self, exc: ProtocolError) -> None:
+        if self.member is None and self.spectating is None:
+            self.fatal(exc.code, exc.reason + " (the first message must be a valid hello)")
+            return
+        self.send({"type": "error", "code": exc.code, "reason": exc.reason})
+        if self.member is not None:
+            # a frame we cannot read while a decision is open: that decision is a fault
+            for game_id in self.hub.running_games(self.member.key):
+                self.hub.tables[game_id].on_malformed(self, exc.code, exc.reason)
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "hello":
+            await self._hello(message)
+            return
+        if self.member is None:
+            if self.spectating is not None and kind == "leave":
+                self.close(1000, "bye")
+                return
+            self.fatal("not_hello", f"send hello before {kind}")
+            return
+        member = self.member
+        if kind == "join":
+            try:
+                await self.hub.join(member, message)
+            except JoinError as exc:
+                self.send({"type": "error", "code": exc.code, "reason": exc.reason})
+        elif kind == "action":
+            game_id = message["game_id"]
+            table = self.hub.tables.get(game_id)
+            if table is None or table.seat_of(self) is None:
+                self.send(
+                    {
+                        "type": "rejected",
+                        "game_id": game_id,
+                        "request_id": message["request_id"],
+                        "code": "not_your_turn",
+                        "reason": f"you hold no seat in a running game {game_id!r}",
+                    }
+                )
+                return
+            if table.on_action(self, message["request_id"], message["action"]):
+                # answers to our own requests are never flooding: only unsolicited frames count
+                self._tokens = min(self._burst, self._tokens + 1.0)
+        elif kind == "resume":
+            games = self.hub.resume(member, message.get("game_id"), int(message.get("since", 0)))
+            if not games:
+                self.send(
+                    {
+                        "type": "error",
+                        "code": "unknown_game",
+                        "reason": "no running game holds a seat for you",
+                    }
+                )
+        elif kind == "leave":
+            self.hub.leave(member)
+
+    async def _hello(self, message: Mapping[str, Any]) -> None:
+        if self.member is not None or self.spectating is not None:
+            self.send({"type": "error", "code": "bad_message", "reason": "hello was already sent"})
+            return
+        if message["protocol"] != PROTOCOL_VERSION:
+            self.fatal(
+                "unsupported_protocol",
+                f"this server speaks protocol {PROTOCOL_VERSION}, not {message['protocol']!r}",
+            )
+            return
+        you: dict[str, Any]
+        if "bot" in message and "token" in message:
+            name = str(message["bot"])
+            loop = asyncio.get_running_loop()
+            identity = await loop.run_in_executor(
+                self.hub.db_executor, self.hub.store.authenticate, name, str(message["token"])
+            )
+            if identity is None:
+                log.info("refused hello for bot %r: bad token", name)
+                self.fatal("bad_token", f"unknown bot {name!r} or wrong token")
+                return
+            if identity.suspended_until is not None and identity.suspended_until > now():
+                self.fatal(
+                    "suspended",
+                    f"{name} is suspended until {identity.suspended_until.isoformat()}: "
+                    f"{identity.suspended_reason}",
+                )
+                return
+            self.member = Member(self, f"bot:{name}", name, "bot", identity.id)
+            you = {"name": name, "kind": "bot"}
+        elif "guest" in message:
+            name = " ".join(str(message["guest"]).split())[:32] or "guest"
+            token = message.get("token")
+            if not isinstance(token, str) or len(token) < 16:
+                token = secrets.token_urlsafe(24)
+            key = "guest:" + hashlib.sha256(token.encode()).hexdigest()[:32]
+            self.member = Member(self, key, name, "guest", None)
+            you = {"name": name, "kind": "guest", "resume_token": token}
+        else:
+            game_id = str(message["spectate"])
+            self.send(
+                {
+                    "type": "welcome",
+                    "protocol": PROTOCOL_VERSION,
+                    "server_version": self.server_version,
+                    "you": {"name": "spectator", "kind": "spectator"},
+                    "games": [],
+                }
+            )
+            if not self.hub.spectate(game_id, self):
+                self.fatal(
+                    "unknown_game",
+                    f"no running game {game_id!r} (a finished record is at "
+                    f"/api/games/{game_id}/record)",
+                )
+                return
+            self.spectating = game_id
+            return
+        old = self.hub.online.get(self.member.key)
+        if old is not None and old is not self:
+            old.fatal("replaced", "the same identity connected again")
+            self.hub.forget(self.member.key, old)
+        self.hub.online[self.member.key] = self
+        self.send(
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "server_version": self.server_version,
+                "you": you,
+                "games": self.hub.running_games(self.member.key),
+            }
+        )

@@ -1,0 +1,734 @@
+"""A table: one running game, its seats, and the loop that asks them.
+
+The table is driven by callbacks on the event loop thread: a client's answer, a house bot's
+answer (computed in a worker thread), a deadline, the quiet clock of an open auction, a
+disconnect. Each callback changes the game synchronously and then :meth:`Table._advance` sends
+the new events, re-reads ``pending()``, cancels the requests that vanished and asks the new ones.
+Nothing here blocks: engine steps are small, and bots think in ``bot_executor``.
+
+Seats can be held by a remote client (a bot or a person), by a house bot, or by the fallback bot
+(after repeated faults, a disconnect, or ``leave``). Every fault is kept with its reason and
+written with the game's result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from cardtable.core import (
+    ActionError,
+    Agent,
+    Event,
+    Game,
+    GameInfo,
+    GameSpec,
+    IllegalAction,
+    Request,
+    Result,
+    Termination,
+    load_bot,
+)
+from cardtable.protocol import dumps
+from cardtable.server.config import Settings
+from cardtable.server.store.db import FaultRow, SeatOutcome, Store
+
+log = logging.getLogger("cardtable.server.table")
+
+
+class Peer(Protocol):
+    """A connected client as a table sees it: it can be sent messages without waiting."""
+
+    def send(self, message: Mapping[str, Any]) -> None: ...
+
+    def send_text(self, text: str) -> None: ...
+
+
+class AgentBox:
+    """A bot agent plus what it has been told; used from one worker thread at a time."""
+
+    def __init__(self, agent: Agent, info: GameInfo) -> None:
+        self.agent = agent
+        self.info = info
+        self.started = False
+        self.cursor = 0  # events up to here were handed to the agent
+        self.lock = threading.Lock()
+        self.wants_observation = bool(getattr(agent, "wants_observation", True))
+
+    def think(self, events: Sequence[Event], observation: Any, request: Request) -> Any:
+        with self.lock:
+            if not self.started:
+                self.started = True
+                start = getattr(self.agent, "start", None)
+                if start is not None:
+                    start(self.info.seat, self.info)
+            hook = getattr(self.agent, "event", None)
+            if hook is not None:
+                for ev in events:
+                    hook(ev)
+            return self.agent.act(observation, request)
+
+
+@dataclass
+class SeatState:
+    """Who holds a seat and how it is doing in this game."""
+
+    index: int
+    name: str
+    kind: str  # "bot" | "guest" | "house"
+    player_id: int | None = None
+    #: Identity key of a remote seat (``bot:NAME`` or ``guest:TOKEN``) for resume.
+    key: str | None = None
+    house: str | None = None  # house bot name for kind == "house"
+    conn: Peer | None = None
+    deadline_ms: int = 2000
+    bank_ms: int = 10000
+    faults: int = 0
+    taken_over: bool = False
+    #: A disconnect was already counted as a fault (one fault per disconnection).
+    disconnect_counted: bool = False
+    house_box: AgentBox | None = None
+    fallback_box: AgentBox | None = None
+
+    @property
+    def remote(self) -> bool:
+        return self.kind != "house"
+
+
+@dataclass
+class Ask:
+    """One open request and how it is being answered."""
+
+    request_id: str
+    seat: int
+    request: Request
+    mode: str  # "remote" | "bot" | "clock"
+    optional: bool = False
+    sent_at: float = 0.0
+    deadline_ms: int = 0
+    timer: asyncio.TimerHandle | None = None
+    open: bool = True
+    faulted: bool = False
+
+
+@dataclass
+class TableSetup:
+    """Everything needed to start a table (built by the lobby)."""
+
+    game_id: str
+    spec: GameSpec
+    rules: Any
+    rules_name: str | None
+    seed: int
+    lobby: str
+    rated: bool
+    seats: list[SeatState]
+    extra_meta: dict[str, Any] = field(default_factory=dict)
+
+
+class Table:
+    """One game in progress and everyone attached to it."""
+
+    def __init__(
+        self,
+        setup: TableSetup,
+        *,
+        settings: Settings,
+        store: Store,
+        db_executor: Executor,
+        bot_executor: Executor,
+        instance: str,
+        fallback_name: str,
+        on_end: Callable[[Table], None] | None = None,
+    ) -> None:
+        self.id = setup.game_id
+        self.spec = setup.spec
+        self.setup = setup
+        self.settings = settings
+        self.store = store
+        self.db_executor = db_executor
+        self.bot_executor = bot_executor
+        self.instance = instance
+        self.fallback_name = fallback_name
+        self.on_end = on_end
+        self.game: Game = setup.spec.new_game(setup.rules, len(setup.seats), setup.seed)
+        self.rules_json = self.game.rules_json()
+        self.seats = setup.seats
+        self.names = tuple(s.name for s in self.seats)
+        self.spectators: set[Peer] = set()
+        self.asks: dict[str, Ask] = {}
+        self.faults: list[FaultRow] = []
+        self.seen = 0  # events sent so far
+        self.result: Result | None = None
+        self.started_at = time.time()
+        self._seq = 0
+        self._quiet_kinds = frozenset(settings.quiet_close_kinds)
+        self._quiet_timer: asyncio.TimerHandle | None = None
+        self._quiet_gen = 0
+        self._done: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._running = False
+        people = any(s.kind == "guest" for s in self.seats)
+        self.quiet_s = (settings.quiet_ms if people else settings.bot_quiet_ms) / 1000.0
+        for seat in self.seats:
+            if seat.kind == "house":
+                agent = load_bot(self.spec.name, seat.house or "random", seed=self._seat_seed(seat))
+                seat.house_box = AgentBox(agent, self._info(seat.index))
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    async def run(self) -> Result:
+        """Store the start, play to the end, store the end; returns the result.
+
+        Cancelling the task aborts the game (server shutdown); the abort is stored too.
+        """
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        self._done = loop.create_future()
+        await loop.run_in_executor(
+            self.db_executor,
+            lambda: self.store.start_game(
+                game_id=self.id,
+                game=self.spec.name,
+                rules_name=self.setup.rules_name,
+                rules=self.rules_json,
+                seed=self.setup.seed,
+                lobby=self.setup.lobby,
+                rated=self.setup.rated,
+                instance=self.instance,
+                seats=[(s.player_id, s.name, s.kind) for s in self.seats],
+            ),
+        )
+        self._running = True
+        try:
+            for seat in self.seats:
+                if seat.conn is not None:
+                    seat.conn.send(self.game_start(seat.index))
+            for spectator in self.spectators:
+                spectator.send(self.game_start(None))
+            self._advance()
+            await asyncio.shield(self._done)
+        except asyncio.CancelledError:
+            self._abort("the server is shutting down")
+            await self._finish()
+            raise
+        except Exception as exc:  # an engine or bot bug: abort this game, keep the server up
+            log.exception("table %s failed", self.id)
+            self._abort(f"server error: {type(exc).__name__}: {exc}")
+        assert self.result is not None
+        await self._finish()
+        return self.result
+
+    def _abort(self, reason: str) -> None:
+        self._cancel_all()
+        if not self.game.is_over():
+            with contextlib.suppress(NotImplementedError):
+                self.game.abort(reason)
+        if self.game.is_over():
+            self.result = self.game.result()
+        else:
+            n = len(self.seats)
+            self.result = Result(Termination.ABORTED, (0.0,) * n, (0,) * n, reason)
+        if self._done is not None and not self._done.done():
+            self._done.set_result(None)
+
+    async def _finish(self) -> None:
+        assert self.result is not None and self._loop is not None
+        self._running = False
+        result = self.result
+        record = self.game.record()
+        record = dataclasses.replace(
+            record,
+            result=result,
+            names=self.names,
+            meta={
+                "game_id": self.id,
+                "lobby": self.setup.lobby,
+                "rated": self.setup.rated,
+                "rules_name": self.setup.rules_name,
+                "faults": [
+                    {
+                        "seat": f.seat,
+                        "decision": f.decision,
+                        "request_kind": f.request_kind,
+                        "code": f.code,
+                        "reason": f.reason,
+                    }
+                    for f in self.faults
+                ],
+                **self.setup.extra_meta,
+            },
+        )
+        outcomes = [SeatOutcome(s.index, s.player_id, s.faults, s.taken_over) for s in self.seats]
+        settings = self.settings
+        try:
+            suspended = await self._loop.run_in_executor(
+                self.db_executor,
+                lambda: self.store.finish_game(
+                    self.id,
+                    record=record.to_json(),
+                    result=result.to_json(),
+                    seats=outcomes,
+                    fault_rows=self.faults,
+                    suspend_after=settings.suspend_after_games,
+                    suspend_window=settings.suspend_window_games,
+                    suspend_minutes=settings.suspend_minutes,
+                ),
+            )
+            if suspended:
+                log.warning("suspended after game %s: %s", self.id, ", ".join(suspended))
+        finally:
+            message = {
+                "type": "game_end",
+                "game_id": self.id,
+                "result": result.to_json(),
+                "record_url": f"/api/games/{self.id}/record",
+                "rated": self.setup.rated,
+            }
+            for seat in self.seats:
+                if seat.conn is not None:
+                    seat.conn.send(message)
+            for spectator in self.spectators:
+                spectator.send(message)
+            for box in self._boxes():
+                end = getattr(box.agent, "end", None)
+                if end is not None:
+                    try:
+                        end(result)
+                    except Exception:
+                        log.exception("a bot's end() failed in %s", self.id)
+            if self.on_end is not None:
+                self.on_end(self)
+
+    # -- what clients get -------------------------------------------------------------------
+
+    def game_start(self, seat: int | None) -> dict[str, Any]:
+        return {
+            "type": "game_start",
+            "game_id": self.id,
+            "game": self.spec.name,
+            "rules": self.rules_json,
+            "rules_name": self.setup.rules_name,
+            "seat": seat,
+            "seats": len(self.seats),
+            "names": list(self.names),
+            "lobby": self.setup.lobby,
+            "rated": self.setup.rated,
+        }
+
+    def public_view(self) -> dict[str, Any]:
+        """What anyone may know about the running game (spectators' view)."""
+        return {
+            "observation": self.game.observe_json(None),
+            "events": [
+                {"index": i, "kind": e.kind, "data": dict(e.data)}
+                for i, e in enumerate(self.game.events(0))
+                if e.to is None
+            ],
+        }
+
+    def attach(self, seat_index: int, conn: Peer, since: int = 0) -> None:
+        """Bind a (re)connected client to its seat: it gets game_start, the events it may see
+        from ``since``, and its open requests again."""
+        seat = self.seats[seat_index]
+        seat.conn = conn
+        seat.disconnect_counted = False
+        if not self._running:
+            return
+        conn.send(self.game_start(seat_index))
+        for i, ev in enumerate(self.game.events(since), since):
+            if i >= self.seen:
+                break
+            if ev.visible_to(seat_index):
+                conn.send(self._event_message(i, ev))
+        for ask in list(self.asks.values()):
+            if ask.seat == seat_index and ask.mode == "remote" and ask.open:
+                self._send_request(ask, seat)
+        if not seat.taken_over:
+            self._advance()  # a seat played by the fallback while away is asked again
+
+    def detach(self, conn: Peer) -> None:
+        """A client disconnected: its open requests go to the fallback (one fault)."""
+        for seat in self.seats:
+            if seat.conn is conn:
+                seat.conn = None
+                for ask in list(self.asks.values()):
+                    if ask.seat == seat.index and ask.mode == "remote" and ask.open:
+                        if ask.optional:
+                            self._close(ask)
+                        else:
+                            self._fault(ask, "disconnect", "the client disconnected")
+                if self._running:
+                    self._advance()
+        self.spectators.discard(conn)
+
+    def leave(self, conn: Peer) -> None:
+        """The client gives up its seat: the fallback plays the rest of the game."""
+        for seat in self.seats:
+            if seat.conn is conn:
+                seat.conn = None
+                if not seat.taken_over:
+                    seat.taken_over = True
+                    self._record_fault(seat, None, "left", "the client left the game")
+                for ask in list(self.asks.values()):
+                    if ask.seat == seat.index and ask.mode == "remote" and ask.open:
+                        self._close(ask)
+                if self._running:
+                    self._advance()
+
+    def spectate(self, conn: Peer) -> None:
+        self.spectators.add(conn)
+        if not self._running:
+            return
+        conn.send(self.game_start(None))
+        for i, ev in enumerate(self.game.events(0)):
+            if i >= self.seen:
+                break
+            if ev.to is None:
+                conn.send(self._event_message(i, ev))
+
+    # -- answers ----------------------------------------------------------------------------
+
+    def on_action(self, conn: Peer, request_id: str, data: Any) -> bool:
+        """A client's ``action`` message for this table; ``True`` if it answered an open
+        request (applied or faulted), ``False`` if it was rejected as not the client's turn."""
+        ask = self.asks.get(request_id)
+        if (
+            ask is None
+            or not ask.open
+            or ask.mode != "remote"
+            or self.seats[ask.seat].conn is not conn
+        ):
+            conn.send(
+                {
+                    "type": "rejected",
+                    "game_id": self.id,
+                    "request_id": request_id,
+                    "code": "not_your_turn",
+                    "reason": f"request {request_id!r} is not open for you (it may have been "
+                    "cancelled or answered already)",
+                }
+            )
+            return False
+        seat = self.seats[ask.seat]
+        elapsed_ms = (time.monotonic() - ask.sent_at) * 1000.0
+        over = elapsed_ms - ask.deadline_ms
+        if over > 0 and not ask.optional:
+            seat.bank_ms = max(0, int(seat.bank_ms - over))
+        try:
+            action = self.game.action_from_json(data)
+        except ActionError as exc:
+            self._fault(ask, "invalid_action", exc.reason)
+            return True
+        except Exception as exc:  # a decoder that raises something else is still a bad action
+            self._fault(ask, "invalid_action", f"{type(exc).__name__}: {exc}")
+            return True
+        try:
+            self.game.apply(ask.seat, action)
+        except ActionError as exc:
+            code = "illegal_action" if isinstance(exc, IllegalAction) else "invalid_action"
+            self._fault(ask, code, exc.reason)
+            return True
+        self._close(ask)
+        self._advance()
+        return True
+
+    def on_malformed(self, conn: Peer, code: str, reason: str) -> None:
+        """A frame from this seat's client could not be read: its oldest open request is a
+        fault (the fallback answers it)."""
+        for ask in sorted(self.asks.values(), key=lambda a: a.sent_at):
+            if ask.open and ask.mode == "remote" and self.seats[ask.seat].conn is conn:
+                if not ask.optional:
+                    self._fault(ask, code, reason)
+                return
+
+    def seat_of(self, conn: Peer) -> int | None:
+        for seat in self.seats:
+            if seat.conn is conn:
+                return seat.index
+        return None
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def _advance(self) -> None:
+        """After any change: send new events, end the game or (re)sync the open requests."""
+        if not self._running or self.result is not None:
+            return
+        self._flush_events()
+        if self.game.is_over():
+            self._cancel_all()
+            self.result = self.game.result()
+            if self._done is not None and not self._done.done():
+                self._done.set_result(None)
+            return
+        pending = list(self.game.pending())
+        # cancel the asks whose request vanished (or changed), keep the others
+        for ask in list(self.asks.values()):
+            if not ask.open:
+                continue
+            for i, req in enumerate(pending):
+                # a faulted request stays with the fallback that is answering it
+                if req == ask.request and (ask.faulted or self._mode_for(req) == ask.mode):
+                    del pending[i]
+                    break
+            else:
+                self._cancel(ask)
+        quiet = any(r.kind in self._quiet_kinds for r in self.game.pending())
+        for req in pending:
+            self._ask(req, quiet)
+        if quiet:
+            self._restart_quiet_clock()
+        elif self._quiet_timer is not None:
+            self._quiet_timer.cancel()
+            self._quiet_timer = None
+
+    def _mode_for(self, req: Request) -> str:
+        seat = self.seats[req.seat]
+        if req.kind in self._quiet_kinds and (
+            seat.kind == "house" or seat.taken_over or seat.conn is None
+        ):
+            return "clock"
+        if seat.kind == "house" or seat.taken_over or seat.conn is None:
+            return "bot"
+        return "remote"
+
+    def _ask(self, req: Request, quiet: bool) -> None:
+        self._seq += 1
+        ask = Ask(f"{self._seq}", req.seat, req, self._mode_for(req), optional=quiet)
+        seat = self.seats[req.seat]
+        self.asks[ask.request_id] = ask
+        if ask.mode == "clock":
+            return  # the quiet clock answers it
+        if ask.mode == "remote":
+            assert seat.conn is not None
+            ask.deadline_ms = seat.deadline_ms
+            self._send_request(ask, seat)
+            return
+        if seat.kind != "house" and not seat.taken_over and not seat.disconnect_counted:
+            # a remote seat whose client is away: one fault per disconnection
+            seat.disconnect_counted = True
+            self._record_fault(seat, req, "disconnect", "the client is not connected")
+        self._think(ask, seat.house_box if seat.kind == "house" else self._fallback_box(seat))
+
+    def _send_request(self, ask: Ask, seat: SeatState) -> None:
+        assert seat.conn is not None and self._loop is not None
+        message: dict[str, Any] = {
+            "type": "request",
+            "game_id": self.id,
+            "request_id": ask.request_id,
+            "request": self.game.request_to_json(ask.request),
+            "observation": self.game.observe_json(ask.seat),
+            "deadline_ms": int(self.quiet_s * 1000) if ask.optional else ask.deadline_ms,
+            "time_bank_ms": seat.bank_ms,
+        }
+        if ask.optional:
+            message["optional"] = True
+        seat.conn.send(message)
+        ask.sent_at = time.monotonic()
+        if ask.timer is not None:
+            ask.timer.cancel()
+            ask.timer = None
+        if not ask.optional:
+            ask.timer = self._loop.call_later(
+                (ask.deadline_ms + seat.bank_ms) / 1000.0, self._on_timeout, ask
+            )
+
+    def _think(self, ask: Ask, box: AgentBox | None) -> None:
+        assert self._loop is not None
+        if box is None:
+            self._last_resort(ask, "no bot available")
+            return
+        ask.mode = "bot"
+        observation = self.game.observe(ask.seat) if box.wants_observation else None
+        events = self.game.events(box.cursor)
+        box.cursor += len(events)
+        visible = [e for e in events if e.visible_to(ask.seat)]
+        future = self._loop.run_in_executor(
+            self.bot_executor, box.think, visible, observation, ask.request
+        )
+        future.add_done_callback(lambda f: self._on_bot_done(ask, box, f))
+
+    def _on_bot_done(self, ask: Ask, box: AgentBox, future: asyncio.Future[Any]) -> None:
+        if not ask.open or self.result is not None:
+            return
+        try:
+            action = future.result()
+            self.game.apply(ask.seat, action)
+        except Exception as exc:
+            # a house bot or fallback failed: note it, then answer with the simplest choice
+            log.warning("bot of seat %s in %s failed: %r", ask.seat, self.id, exc)
+            self._last_resort(ask, f"{type(exc).__name__}: {exc}")
+            return
+        self._close(ask)
+        self._advance()
+
+    def _last_resort(self, ask: Ask, reason: str) -> None:
+        choices = ask.request.choices
+        if not choices:
+            self._abort(f"no answer for seat {ask.seat}'s {ask.request.kind}: {reason}")
+            return
+        self.game.apply(ask.seat, choices[0])
+        self._close(ask)
+        self._advance()
+
+    def _on_timeout(self, ask: Ask) -> None:
+        if not ask.open or self.result is not None:
+            return
+        seat = self.seats[ask.seat]
+        spent = seat.bank_ms
+        seat.bank_ms = 0
+        self._fault(
+            ask,
+            "timeout",
+            f"no answer within the {ask.deadline_ms} ms deadline and {spent} ms of time bank",
+        )
+
+    def _restart_quiet_clock(self) -> None:
+        assert self._loop is not None
+        if self._quiet_timer is not None:
+            self._quiet_timer.cancel()
+        self._quiet_gen += 1
+        self._quiet_timer = self._loop.call_later(self.quiet_s, self._on_quiet, self._quiet_gen)
+
+    def _on_quiet(self, gen: int) -> None:
+        """Nobody acted for the quiet period: the server closes the open auction."""
+        if gen != self._quiet_gen or self.result is not None:
+            return
+        self._quiet_timer = None
+        for ask in list(self.asks.values()):
+            if ask.open and ask.request.kind in self._quiet_kinds and ask.request.choices:
+                self.game.apply(ask.seat, ask.request.choices[0])
+                self._close(ask)
+                self._advance()
+                return
+
+    # -- faults -----------------------------------------------------------------------------
+
+    def _fault(self, ask: Ask, code: str, reason: str) -> None:
+        """Record a fault on ``ask``, tell the client, and let the fallback answer it."""
+        seat = self.seats[ask.seat]
+        if ask.timer is not None:
+            ask.timer.cancel()
+            ask.timer = None
+        ask.faulted = True
+        if seat.conn is not None:
+            seat.conn.send(
+                {
+                    "type": "rejected",
+                    "game_id": self.id,
+                    "request_id": ask.request_id,
+                    "code": code,
+                    "reason": reason + "; the fallback bot answered this decision",
+                }
+            )
+        self._record_fault(seat, ask.request, code, reason)
+        self._think(ask, self._fallback_box(seat))
+
+    def _record_fault(self, seat: SeatState, req: Request | None, code: str, reason: str) -> None:
+        seat.faults += 1
+        self.faults.append(
+            FaultRow(
+                seat=seat.index,
+                player_id=seat.player_id,
+                decision=len(self.game.history()),
+                request_kind=req.kind if req is not None else "-",
+                code=code,
+                reason=reason,
+            )
+        )
+        log.info("fault in %s seat %s (%s): %s: %s", self.id, seat.index, seat.name, code, reason)
+        if not seat.taken_over and seat.faults >= self.settings.max_faults_per_game:
+            seat.taken_over = True
+            if seat.conn is not None:
+                seat.conn.send(
+                    {
+                        "type": "error",
+                        "code": "taken_over",
+                        "reason": f"{seat.faults} faults in game {self.id}: the fallback bot "
+                        "plays the rest of this game for you",
+                    }
+                )
+
+    def _fallback_box(self, seat: SeatState) -> AgentBox | None:
+        if seat.fallback_box is None:
+            try:
+                agent = load_bot(self.spec.name, self.fallback_name, seed=self._seat_seed(seat) + 1)
+            except ValueError:
+                log.exception("no fallback bot %r for %s", self.fallback_name, self.spec.name)
+                return None
+            seat.fallback_box = AgentBox(agent, self._info(seat.index))
+        return seat.fallback_box
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _close(self, ask: Ask) -> None:
+        ask.open = False
+        if ask.timer is not None:
+            ask.timer.cancel()
+            ask.timer = None
+        self.asks.pop(ask.request_id, None)
+
+    def _cancel(self, ask: Ask) -> None:
+        seat = self.seats[ask.seat]
+        if ask.mode == "remote" and seat.conn is not None and not ask.faulted:
+            seat.conn.send({"type": "cancel", "game_id": self.id, "request_id": ask.request_id})
+        self._close(ask)
+
+    def _cancel_all(self) -> None:
+        for ask in list(self.asks.values()):
+            self._cancel(ask)
+        if self._quiet_timer is not None:
+            self._quiet_timer.cancel()
+            self._quiet_timer = None
+
+    def _flush_events(self) -> None:
+        events = self.game.events(self.seen)
+        if not events:
+            return
+        for offset, ev in enumerate(events):
+            index = self.seen + offset
+            text: str | None = None
+            for seat in self.seats:
+                if seat.conn is not None and ev.visible_to(seat.index):
+                    if ev.to is None:
+                        text = text or dumps(self._event_message(index, ev))
+                        seat.conn.send_text(text)
+                    else:
+                        seat.conn.send(self._event_message(index, ev))
+            if ev.to is None and self.spectators:
+                text = text or dumps(self._event_message(index, ev))
+                for spectator in self.spectators:
+                    spectator.send_text(text)
+        self.seen += len(events)
+
+    def _event_message(self, index: int, ev: Event) -> dict[str, Any]:
+        return {
+            "type": "event",
+            "game_id": self.id,
+            "index": index,
+            "event": {"kind": ev.kind, "data": dict(ev.data)},
+        }
+
+    def _info(self, seat: int) -> GameInfo:
+        return GameInfo(self.spec.name, self.rules_json, len(self.seats), seat, self.names)
+
+    def _seat_seed(self, seat: SeatState) -> int:
+        return (self.setup.seed * 31 + seat.index * 7919) % (2**62)
+
+    def _boxes(self) -> Iterable[AgentBox]:
+        for seat in self.seats:
+            for box in (seat.house_box, seat.fallback_box):
+                if box is not None:
+                    yield box

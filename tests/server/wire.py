@@ -1,0 +1,238 @@
+"""Test helpers: a server in a background thread and a raw protocol client.
+
+The raw client speaks the wire protocol directly (no client library), checks every server frame
+against the published schemas, and can answer requests with a local bot so full games run.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+from websockets.sync.client import ClientConnection, connect
+
+from cardtable.core import Request, game_spec, load_bot
+from cardtable.protocol import validate_server_message
+from cardtable.server.app import create_app
+from cardtable.server.config import Settings
+
+#: Every receive in these tests gives up after this long: no test can hang on the network.
+RECV_TIMEOUT = 10.0
+
+
+def fast_settings(db: str, **overrides: Any) -> Settings:
+    """Short deadlines and waits so fault and lobby tests take well under a second each."""
+    settings = Settings(
+        db=db,
+        deadline_ms=400,
+        time_bank_ms=300,
+        fill_wait_ms=300,
+        bot_quiet_ms=300,
+        quiet_ms=300,
+        suspend_minutes=5.0,
+    )
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    return settings
+
+
+@dataclass
+class RunningServer:
+    settings: Settings
+    port: int
+    app: Any
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def register(self, name: str) -> str:
+        reply = httpx.post(f"{self.http}/api/bots", json={"name": name}, timeout=10)
+        assert reply.status_code == 201, reply.text
+        return str(reply.json()["token"])
+
+    def get(self, path: str) -> Any:
+        reply = httpx.get(f"{self.http}{path}", timeout=10)
+        assert reply.status_code == 200, (path, reply.status_code, reply.text)
+        return reply.json()
+
+    def wait_for(self, path: str, check: Any, timeout: float = 10.0) -> Any:
+        """Poll ``path`` until ``check(json)`` is true; returns that json."""
+        end = time.monotonic() + timeout
+        while True:
+            data = self.get(path)
+            if check(data):
+                return data
+            if time.monotonic() > end:
+                raise AssertionError(f"{path} never satisfied the check: {data}")
+            time.sleep(0.05)
+
+
+@contextmanager
+def running_server(settings: Settings) -> Iterator[RunningServer]:
+    """A real uvicorn server on a free port in a background thread."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    settings.port = port
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        ws="websockets-sansio",
+        ws_max_size=settings.max_frame_bytes * 4,
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    end = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > end or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield RunningServer(settings, port, app)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
+        sock.close()
+
+
+class Wire:
+    """A raw protocol client: JSON frames in, schema-checked JSON frames out."""
+
+    def __init__(self, url: str) -> None:
+        self.ws: ClientConnection = connect(url, open_timeout=RECV_TIMEOUT, max_size=None)
+        self.received: list[dict[str, Any]] = []
+
+    def __enter__(self) -> Wire:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.ws.close()
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        self.ws.send(json.dumps(message))
+
+    def send_raw(self, text: str | bytes) -> None:
+        self.ws.send(text)
+
+    def recv(self, timeout: float = RECV_TIMEOUT) -> dict[str, Any]:
+        frame = self.ws.recv(timeout=timeout)
+        data = json.loads(frame)
+        validate_server_message(data)  # every frame the server sends matches its schema
+        self.received.append(data)
+        return data  # type: ignore[no-any-return]
+
+    def expect(self, *types: str, timeout: float = RECV_TIMEOUT) -> dict[str, Any]:
+        """Read until a message of one of ``types`` arrives (others are kept in received)."""
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no {types} within {timeout}s")
+            message = self.recv(timeout=left)
+            if message["type"] in types:
+                return message
+
+    def hello_bot(self, name: str, token: str) -> dict[str, Any]:
+        self.send({"type": "hello", "protocol": 1, "bot": name, "token": token})
+        return self.expect("welcome", "error")
+
+    def hello_guest(self, name: str, token: str | None = None) -> dict[str, Any]:
+        message: dict[str, Any] = {"type": "hello", "protocol": 1, "guest": name}
+        if token:
+            message["token"] = token
+        self.send(message)
+        return self.expect("welcome", "error")
+
+
+@dataclass
+class LocalPlayer:
+    """Answers a seat's requests with a built-in bot, decoding the wire JSON locally."""
+
+    game: str
+    bot: str = "random"
+    seed: int = 0
+    local: Any = None
+    agent: Any = None
+    obs_type: Any = None
+    seat: int | None = None
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+
+    def start(self, message: Mapping[str, Any]) -> None:
+        spec = game_spec(self.game)
+        rules = spec.rules_from_json(message["rules"])
+        self.local = spec.new_game(rules, message["seats"], 0)
+        self.obs_type = type(self.local.observe(0))
+        self.agent = load_bot(self.game, self.bot, seed=self.seed)
+        self.seat = message["seat"]
+
+    def answer(self, message: Mapping[str, Any]) -> Any:
+        req = message["request"]
+        choices = req["choices"]
+        request = Request(
+            req["seat"],
+            req["kind"],
+            None if choices is None else tuple(self.local.action_from_json(c) for c in choices),
+            req["info"],
+        )
+        observation = self.obs_type.from_json(message["observation"])
+        return self.local.action_to_json(self.agent.act(observation, request))
+
+
+def play_until_end(
+    wire: Wire,
+    game: str,
+    *,
+    bot: str = "random",
+    misbehave: Any = None,
+    timeout: float = 60.0,
+) -> dict[str, Any]:
+    """Answer every request until game_end; returns it. ``misbehave(wire, request_msg)`` may
+    answer instead (return True when it did)."""
+    player = LocalPlayer(game, bot)
+    starts = [m for m in wire.received if m["type"] == "game_start"]
+    if starts:  # already read by the caller
+        player.start(starts[-1])
+    end = time.monotonic() + timeout
+    while True:
+        message = wire.recv(timeout=max(0.1, end - time.monotonic()))
+        if message["type"] == "game_start":
+            player.start(message)
+        elif message["type"] == "request":
+            if misbehave is not None and misbehave(wire, message):
+                continue
+            wire.send(
+                {
+                    "type": "action",
+                    "game_id": message["game_id"],
+                    "request_id": message["request_id"],
+                    "action": player.answer(message),
+                }
+            )
+        elif message["type"] == "game_end":
+            return message
+
+
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'server.db'}"

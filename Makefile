@@ -22,7 +22,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check src tests
 
 typecheck: $(BIN)/.installed
-	$(BIN)/mypy src/cardtable/core src/cardtable/games
+	$(BIN)/mypy src/cardtable/core src/cardtable/games src/cardtable/client
 
 pytest: $(BIN)/.installed
 	$(BIN)/pytest -q $(PYTEST_ARGS)

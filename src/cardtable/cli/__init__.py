@@ -14,6 +14,9 @@ COMMANDS: dict[str, str] = {
     "bench": "cardtable.cli.bench",
     "bot": "cardtable.cli.bot",
     "loadtest": "cardtable.cli.loadtest",
+    "arena": "cardtable.cli.arena",
+    "serve": "cardtable.cli.serve",
+    "ratings": "cardtable.cli.ratings",
 }
 
 

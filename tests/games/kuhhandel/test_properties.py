@@ -18,8 +18,28 @@ from cardtable.core import ActionError, Record, run_match, verify
 from cardtable.games import kuhhandel as K
 from cardtable.games.kuhhandel import actions as A
 
-PRESET_SEATS = [("classic", 3), ("classic", 5), ("competition", 4), ("competition", 6)]
-OPEN = K.CLASSIC.with_changes(name="classic-open", auction_style="open")
+PRESET_SEATS = [
+    ("classic", 3),
+    ("classic", 5),
+    ("competition", 4),
+    ("competition", 6),
+    ("master", 3),
+    ("master", 6),
+    ("master-duel", 2),
+]
+VARIANTS = {
+    "open": (K.CLASSIC.with_changes(name="classic-open", auction_style="open"), 4),
+    "super": (K.MASTER.with_changes(name="super", super_trade=True), 4),
+    "exam": (K.MASTER.with_changes(name="exam", exam=True), 3),
+    "double": (K.MASTER.with_changes(name="double", double_auction=True), 5),
+    "master-open": (K.MASTER.with_changes(name="master-open", auction_style="open"), 4),
+}
+
+
+def rules_for(name: str) -> tuple[K.RuleSet, int | None]:
+    if name in VARIANTS:
+        return VARIANTS[name]
+    return K.PRESETS[name], None
 
 
 def snapshot(game: K.KuhhandelGame) -> str:
@@ -38,7 +58,19 @@ def snapshot(game: K.KuhhandelGame) -> str:
 
 
 def total_notes(game: K.KuhhandelGame) -> list[int]:
-    return [sum(w[i] for w in game.wallets) for i in range(len(game.rules.notes))]
+    """Every note not in the bank: in wallets, beside a rat, laid aside or removed (the duel)."""
+    notes = game.rules.notes
+    out = [sum(w[i] for w in game.wallets) + game.removed[i] for i in range(len(notes))]
+    for v in game.rat_pile:
+        out[notes.index(v)] += 1
+    if game.reserve is not None:
+        out = [o + r for o, r in zip(out, game.reserve, strict=True)]
+    return out
+
+
+def total_cards(game: K.KuhhandelGame) -> int:
+    held = sum(map(sum, game.herds)) + sum(map(len, game.pedigrees)) + sum(game.rats)
+    return held + len(game.deck) + len(game.cards_in_play())
 
 
 def bad_actions(rng: random.Random, game: K.KuhhandelGame) -> list[tuple[int, Any]]:
@@ -60,18 +92,18 @@ class KuhhandelMachine(RuleBasedStateMachine):
     """Random legal play with refused actions mixed in; invariants checked after every step."""
 
     @initialize(
-        choice=st.sampled_from([*PRESET_SEATS, ("open", 4)]),
+        choice=st.sampled_from([*PRESET_SEATS, *((n, s) for n, (_, s) in VARIANTS.items())]),
         seed=st.integers(0, 2**31),
     )
     def start(self, choice: tuple[str, int], seed: int) -> None:
         name, seats = choice
-        rules = OPEN if name == "open" else K.PRESETS[name]
+        rules = rules_for(name)[0]
         self.game = K.new_game(rules, seats, seed)
         self.rng = random.Random(seed)
         self.bots = [K.SPEC.bots["random"](seed=seed + i) for i in range(seats)]
         self.supply = list(rules.supply) if rules.supply else None
         self.start_notes = total_notes(self.game)
-        self.cards = len(self.game.deck)
+        self.cards = total_cards(self.game)
         self.payouts = [0] * len(rules.notes)
 
     @precondition(lambda self: not self.game.is_over())
@@ -109,9 +141,7 @@ class KuhhandelMachine(RuleBasedStateMachine):
 
     @invariant()
     def cards_are_conserved(self) -> None:
-        g = self.game
-        in_play = 1 if g.stage in ("bid", "sell_or_buy") or (g.stage == "pay") else 0
-        assert sum(map(sum, g.herds)) + len(g.deck) + in_play == self.cards
+        assert total_cards(self.game) == self.cards
 
     @invariant()
     def observation_never_depends_on_other_wallets(self) -> None:
@@ -128,6 +158,11 @@ class KuhhandelMachine(RuleBasedStateMachine):
             twin.wallets[other][dst] += 1  # same note count, different notes
             twin._pending = None
             assert json.dumps(g.observe(seat).to_json()) == json.dumps(twin.observe(seat).to_json())
+            if g.stage == "divide" and seat != g.turn_seat:
+                assert g.observe(seat).peek is None  # §11: the peeked card is private
+            if g.claims and g.stage == "claim":  # sealed claims of others stay hidden
+                obs = g.observe(seat).to_json()
+                assert obs["countdown"]["my_claim"] == g.claims.get(seat)
             mine = [g.request_to_json(r) for r in g.pending() if r.seat == seat]
             theirs = [twin.request_to_json(r) for r in twin.pending() if r.seat == seat]
             assert mine == theirs
@@ -137,6 +172,8 @@ class KuhhandelMachine(RuleBasedStateMachine):
         for ev in self.game.events():
             if ev.kind in ("payment_notes", "trade_notes", "tie_notes"):
                 assert ev.to is not None and len(ev.to) == 2
+            if ev.kind in ("peek", "rat_notes", "rat_note_value"):
+                assert ev.to is not None and len(ev.to) == 1
 
 
 TestKuhhandelMachine = KuhhandelMachine.TestCase

@@ -8,7 +8,9 @@ Notes are always a tuple of face values (``(10, 10, 50)``), never amounts.
 request kind            answered with    meaning
 ======================  ===============  ==============================================
 ``turn``                ``AUCTION``,     draw and auction the top card (§4), or
-                        ``Challenge``    challenge a seat to a cow trade (§5)
+                        ``Challenge``    challenge a seat to a cow trade (§5); in the duel
+                        ``DRAW``         ``DRAW`` divides instead of auctioning (§10); after a
+                        ``PASS``         super trade, ``PASS`` ends the turn (§9.5)
 ``bid``                 ``Bid``, ``PASS``  raise the auction / not now (§4.3)
 ``knock``               ``KNOCK``        open auctions: the auctioneer closes it (§4.3)
 ``sell_or_buy``         ``SELL``, ``BUY``  the auctioneer's choice (§4.5)
@@ -53,8 +55,18 @@ class Auction(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class Draw(Action):
+    """The duel: draw the top card to divide it (look at it in secret, then keep or give)."""
+
+    kind: ClassVar[str] = "draw"
+
+
+@dataclass(frozen=True, slots=True)
 class Challenge(Action):
-    """Start a cow trade against ``opponent`` for ``species`` (an index into the rule set)."""
+    """Start a cow trade against ``opponent`` for ``species`` (an index into the rule set).
+
+    In Master, ``species == len(rules.species)`` challenges for rats (§9.4).
+    """
 
     kind: ClassVar[str] = "challenge"
     opponent: int
@@ -197,6 +209,7 @@ class Give(Action):
 
 
 AUCTION = Auction()
+DRAW = Draw()
 PASS = Pass()
 KNOCK = Knock()
 SELL = Sell()
@@ -210,7 +223,7 @@ GIVE = Give()
 
 _SINGLETONS: dict[str, Action] = {
     a.kind: a
-    for a in (AUCTION, PASS, KNOCK, SELL, BUY, ACCEPT, PREEMPT, RELEASE, TAKE_RAT, KEEP, GIVE)
+    for a in (AUCTION, DRAW, PASS, KNOCK, SELL, BUY, ACCEPT, PREEMPT, RELEASE, TAKE_RAT, KEEP, GIVE)
 }
 _NOTES: dict[str, type[_Notes]] = {"pay": Pay, "offer": Offer, "counter": Counter}
 

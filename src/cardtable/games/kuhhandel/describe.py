@@ -75,6 +75,32 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
         return f"  (offer {d['offer']}, counter {counter})"
     if k == "skip":
         return f"{who(d['seat'])} cannot trade and is skipped."
+    if k == "countdown":
+        return f"{who(d['seat'])} counts down from {d['from']} for the pedigree card."
+    if k == "claim_chosen":
+        return ""
+    if k == "claimed":
+        return f"  {who(d['seat'])} claims it at {d['count']}!"
+    if k == "no_claim":
+        return f"  Nobody claims: {who(d['seat'])} keeps the {d['name']} for free."
+    if k == "rat":
+        return f"A rat! Starting left of {who(d['seat'])}, each takes it or places a note."
+    if k == "rat_note":
+        return f"  {who(d['seat'])} places a note beside the rat ({d['count']} there)."
+    if k == "rat_note_value":
+        return f"  (you placed {d['note']})"
+    if k == "rat_taken":
+        return f"  {who(d['seat'])} takes the rat and {d['count']} notes."
+    if k == "rat_notes":
+        return f"  (the notes: {d['notes']})"
+    if k == "super_trade":
+        return f"  Super trade: {who(d['seat'])} may still hold an auction."
+    if k == "divide":
+        return f"{who(d['seat'])} looks at the top card to divide it."
+    if k == "peek":
+        return f"  (it is the {d['name']})"
+    if k == "divided":
+        return f"  {who(d['seat'])} {'keeps it' if d['keep'] else 'gives it away'}."
     if k == "end":
         return f"The game ends: {d['reason']}."
     if k == "wallets":

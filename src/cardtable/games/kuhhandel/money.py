@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from operator import mul
 
 
 def wallet_value(wallet: Sequence[int], notes: Sequence[int]) -> int:
     """Total face value of a wallet."""
-    return sum(c * v for c, v in zip(wallet, notes, strict=True))
+    return sum(map(mul, wallet, notes))
 
 
 def to_counts(payment: Sequence[int], notes: Sequence[int]) -> list[int] | None:

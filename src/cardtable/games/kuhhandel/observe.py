@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, fields, is_dataclass, replace
+from types import UnionType
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin, get_type_hints
 
 from cardtable.games.kuhhandel.money import to_notes
 
@@ -25,6 +26,8 @@ class AuctionView:
 
     auctioneer: int
     card: int
+    lot: tuple[int, ...]
+    """Every card sold together (two with the ``double_auction`` variant)."""
     high: int
     high_bidder: int | None
     bids: tuple[tuple[int, int], ...]
@@ -65,6 +68,7 @@ class KuhhandelObservation:
     wallet: tuple[int, ...] | None
     """This seat's own notes (face values, smallest first)."""
     bank: tuple[int, ...] | None
+    """Counts per note value in the bank; ``None`` when unlimited or (the duel) face down."""
     drawn: tuple[int, ...]
     """Cards of each species drawn so far (so the payouts to come are known)."""
     pedigrees: tuple[tuple[int, ...], ...]
@@ -74,6 +78,14 @@ class KuhhandelObservation:
     payment: dict[str, Any] | None
     turns: int
     over: bool
+    countdown: dict[str, Any] | None = None
+    """Master pedigree countdown (§9.2): the card, the seats that chose, the claim once known."""
+    rat_pile: int | None = None
+    """Master rat round (§9.3): how many notes lie face down beside the rat (values hidden)."""
+    peek: int | None = None
+    """The duel (§10): the card this seat looked at, only while it decides."""
+    reserve: tuple[int, ...] | None = None
+    """The duel: payout notes laid aside openly (counts per note value)."""
 
     @property
     def money(self) -> int:
@@ -89,7 +101,9 @@ class KuhhandelObservation:
             a["caps"] = {str(k): v for k, v in self.auction.caps.items()}
         for key in ("herds", "pedigrees"):
             data[key] = [list(h) for h in data[key]]
-        for key in ("note_counts", "wallet", "bank", "drawn", "rats"):
+        if data["auction"] is not None:
+            data["auction"]["lot"] = list(data["auction"]["lot"])
+        for key in ("note_counts", "wallet", "bank", "drawn", "rats", "reserve"):
             if data[key] is not None:
                 data[key] = list(data[key])
         if data["trade"] is not None and data["trade"]["my_offer"] is not None:
@@ -98,47 +112,42 @@ class KuhhandelObservation:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> KuhhandelObservation:
-        """The inverse of :meth:`to_json` (a remote bot gets the same value a local one does)."""
-        a, t = data["auction"], data["trade"]
-        auction = None
-        if a is not None:
-            auction = AuctionView(
-                auctioneer=a["auctioneer"],
-                card=a["card"],
-                high=a["high"],
-                high_bidder=a["high_bidder"],
-                bids=tuple((s, n) for s, n in a["bids"]),
-                round=a["round"],
-                exposed={int(k): tuple(v) for k, v in a["exposed"].items()},
-                caps={int(k): v for k, v in a["caps"].items()},
-            )
-        trade = None
-        if t is not None:
-            offer = t["my_offer"]
-            trade = TradeView(**{**t, "my_offer": None if offer is None else tuple(offer)})
-        wallet, bank = data["wallet"], data["bank"]
-        return cls(
-            seat=data["seat"],
-            seats=data["seats"],
-            rules=data["rules"],
-            # Interned so that ``obs.stage is S.BID`` holds as it does for a local observation.
-            stage=sys.intern(data["stage"]),
-            turn_seat=data["turn_seat"],
-            end_phase=data["end_phase"],
-            deck_size=data["deck_size"],
-            herds=tuple(tuple(h) for h in data["herds"]),
-            note_counts=tuple(data["note_counts"]),
-            wallet=None if wallet is None else tuple(wallet),
-            bank=None if bank is None else tuple(bank),
-            drawn=tuple(data["drawn"]),
-            pedigrees=tuple(tuple(p) for p in data["pedigrees"]),
-            rats=tuple(data["rats"]),
-            auction=auction,
-            trade=trade,
-            payment=None if data["payment"] is None else dict(data["payment"]),
-            turns=data["turns"],
-            over=data["over"],
+        """The inverse of :meth:`to_json` (a remote bot gets the same value a local one does).
+
+        Driven by the field types, so a field added later decodes without touching this.
+        """
+        obs: KuhhandelObservation = _from_json(cls, data)
+        # Interned so that ``obs.stage is S.BID`` holds as it does for a local observation.
+        return replace(obs, stage=sys.intern(obs.stage))
+
+
+def _from_json(hint: Any, value: Any) -> Any:
+    """Rebuild a value of type ``hint`` from its ``to_json`` form (lists back to tuples, int
+    dict keys back from strings, nested views back to dataclasses)."""
+    if value is None:
+        return None
+    origin = get_origin(hint)
+    if origin in (Union, UnionType):
+        options = [a for a in get_args(hint) if a is not type(None)]
+        return _from_json(options[0], value) if len(options) == 1 else value
+    if is_dataclass(hint) and isinstance(hint, type):
+        hints = get_type_hints(hint)
+        return hint(
+            **{
+                f.name: _from_json(hints[f.name], value[f.name])
+                for f in fields(hint)
+                if f.name in value
+            }
         )
+    if origin is tuple:
+        args = get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_from_json(args[0], v) for v in value)
+        return tuple(_from_json(a, v) for a, v in zip(args, value, strict=True))
+    if origin is dict:
+        key, item = get_args(hint)
+        return {(int(k) if key is int else k): _from_json(item, v) for k, v in value.items()}
+    return value
 
 
 def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
@@ -151,6 +160,7 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
         auction = AuctionView(
             auctioneer=game.turn_seat,
             card=game.card,
+            lot=tuple(game.lot),
             high=game.high,
             high_bidder=game.high_bidder if game.high_bidder >= 0 else None,
             bids=tuple(game.bids),
@@ -169,6 +179,16 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
             again=game.tie_rounds > 0,
             my_offer=game.offer if seat == game.challenger and game.offer is not None else None,
         )
+    countdown = None
+    if stage in (S.CLAIM, S.PREEMPT) or (stage is S.PAY and game.pay_reason == "pedigree"):
+        countdown = {
+            "card": game.card,
+            "from": game.rules.countdown_from,
+            "chosen": sorted(game.claims) if stage is S.CLAIM else [],
+            "claimant": None if stage is S.CLAIM else game.claimant,
+            "count": None if stage is S.CLAIM else game.claim_count,
+            "my_claim": game.claims.get(seat) if seat is not None and stage is S.CLAIM else None,
+        }
     payment = None
     if stage is S.PAY:
         payment = {
@@ -188,7 +208,8 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
         herds=tuple(tuple(h) for h in game.herds),
         note_counts=tuple(sum(w) for w in game.wallets),
         wallet=None if seat is None else to_notes(game.wallets[seat], notes),
-        bank=None if game.bank is None else tuple(game.bank),
+        # The duel's bank is face down (ten notes left it unseen): not public there.
+        bank=None if game.bank is None or game.rules.duel else tuple(game.bank),
         drawn=tuple(game.drawn),
         pedigrees=tuple(tuple(p) for p in game.pedigrees),
         rats=tuple(game.rats),
@@ -197,4 +218,8 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
         payment=payment,
         turns=game.turns,
         over=game.is_over(),
+        countdown=countdown,
+        rat_pile=len(game.rat_pile) if stage is S.RAT else None,
+        peek=game.peek if stage is S.DIVIDE and seat == game.turn_seat else None,
+        reserve=None if game.reserve is None else tuple(game.reserve),
     )

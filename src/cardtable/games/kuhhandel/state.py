@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from operator import mul
 from typing import Any
 
 from cardtable.core.contract import (
@@ -39,6 +40,7 @@ PREEMPT = "preempt"
 RAT = "rat"
 DIVIDE = "divide"
 OVER = "over"
+AUCTION_STAGES = (BID, SELL_OR_BUY)
 
 
 class KuhhandelGame(Game):
@@ -54,6 +56,8 @@ class KuhhandelGame(Game):
                 f"not {seats}"
             )
         self._rules = rules
+        self._open = rules.auction_style == "open"
+        self._raise = rules.min_raise
         self.seats = seats
         self.seed = seed
         self._rng = random.Random(seed)
@@ -119,10 +123,43 @@ class KuhhandelGame(Game):
         self.stake = 0
         self.offer: tuple[int, ...] | None = None
         self.tie_rounds = 0
+        self.card_to = -1  # who receives the lot once the payment is made
+        self.lot: list[int] = []  # cards sold together (one, or two with double_auction)
+        # Master (§9, §10)
+        self.rat_pile: list[int] = []  # note values placed face down beside the rat
+        self._rat_ask = 0
+        self.claims: dict[int, int] = {}  # sealed pedigree claims (count; 0 = none)
+        self.claimant = -1
+        self.claim_count = 0
+        self.peek = -1  # the duel: the card the divider looked at
+        self.traded_this_turn = False
+        self.reserve: list[int] | None = None  # the duel: donkey notes laid aside openly
+        self.removed: list[int] = [0] * len(rules.notes)  # the duel: notes taken out at random
+        if rules.duel:
+            self._set_aside_duel_notes()
         self._pending: tuple[Request, ...] | None = None
         self._turn_choices: tuple[A.Action, ...] | None = None
         self._event("start", {"seats": seats, "first": first, "deck": len(deck)})
         self._begin_turn()
+
+    def _set_aside_duel_notes(self) -> None:
+        """§10 setup: the payout notes are laid aside openly, ten random notes leave the game."""
+        bank = self.bank
+        if bank is None:
+            return
+        reserve = [0] * len(self._notes)
+        for sp in self._rules.species:
+            for p in sp.payouts:
+                if p:
+                    i = self._note_index[p]
+                    take = min(self.seats, bank[i])
+                    reserve[i] += take
+                    bank[i] -= take
+        self.reserve = reserve
+        pool = [i for i, c in enumerate(bank) for _ in range(c)]
+        for i in self._rng.sample(pool, min(self._rules.duel_removed_notes, len(pool))):
+            bank[i] -= 1
+            self.removed[i] += 1
 
     def arrange(
         self,
@@ -132,6 +169,8 @@ class KuhhandelGame(Game):
         wallets: Sequence[Sequence[int]] | None = None,
         turn_seat: int | None = None,
         drawn: Sequence[int] | None = None,
+        rats: Sequence[int] | None = None,
+        pedigrees: Sequence[Sequence[int]] | None = None,
     ) -> KuhhandelGame:
         """Set up a position by hand before the first action (for tests, puzzles and teaching).
 
@@ -148,6 +187,10 @@ class KuhhandelGame(Game):
             self.wallets = [list(w) for w in wallets]
         if drawn is not None:
             self.drawn = list(drawn)
+        if rats is not None:
+            self.rats = list(rats)
+        if pedigrees is not None:
+            self.pedigrees = [list(p) for p in pedigrees]
         if turn_seat is not None:
             self.turn_seat = turn_seat
         self.arranged = True
@@ -209,6 +252,7 @@ class KuhhandelGame(Game):
         """Every cow trade ``seat`` may start (§5.1): both own the species, neither completely."""
         out = []
         mine = self.herds[seat]
+        rats = self.rats
         for other in range(self.seats):
             if other == seat:
                 continue
@@ -217,6 +261,8 @@ class KuhhandelGame(Game):
                 # both own >= 1 card, so neither can own the whole set (§5.6)
                 if mine[k] and theirs[k]:
                     out.append(A.Challenge(other, k))
+            if rats[seat] and rats[other]:  # §9.4 rats are challenged like a species
+                out.append(A.Challenge(other, self._n_species))
         return out
 
     def pending(self) -> Sequence[Request]:
@@ -228,7 +274,7 @@ class KuhhandelGame(Game):
     def _build_pending(self) -> tuple[Request, ...]:
         stage = self.stage
         if stage is BID:
-            if self._rules.auction_style == "rounds":
+            if not self._open:
                 return (self._bid_request(self._order[self._ask]),)
             reqs = [self._bid_request(s) for s in self._open_bidders()]
             reqs.append(
@@ -240,13 +286,14 @@ class KuhhandelGame(Game):
                 Request(self.turn_seat, TURN, self._turn_choices, {"end_phase": self.end_phase}),
             )
         if stage is PAY:
+            key = "count" if self.pay_reason == "pedigree" else "amount"
             return (
                 Request(
                     self.payer,
                     PAY,
                     None,
                     {
-                        "amount": self.amount,
+                        key: self.amount,
                         "to": self.payee,
                         "for": self.pay_reason,
                         "wallet": self._wallet_list(self.payer),
@@ -271,6 +318,35 @@ class KuhhandelGame(Game):
                 "wallet": self._wallet_list(self.challenger),
             }
             return (Request(self.challenger, OFFER, None, info),)
+        if stage is CLAIM:
+            return tuple(
+                self._claim_request(s) for s in self._countdown_order() if s not in self.claims
+            )
+        if stage is PREEMPT:
+            can = sum(self.wallets[self.turn_seat]) >= self.claim_count
+            return (
+                Request(
+                    self.turn_seat,
+                    PREEMPT,
+                    (A.PREEMPT, A.RELEASE) if can else (A.RELEASE,),
+                    {"claimant": self.claimant, "count": self.claim_count, "card": self.card},
+                ),
+            )
+        if stage is RAT:
+            return (self._rat_request(),)
+        if stage is DIVIDE:
+            return (
+                Request(
+                    self.turn_seat,
+                    DIVIDE,
+                    (A.KEEP, A.GIVE),
+                    {
+                        "card": self.peek,
+                        "name": self.card_names[self.peek],
+                        "next": bool(self.deck),
+                    },
+                ),
+            )
         if stage is RESPOND:
             info = {
                 "challenger": self.challenger,
@@ -289,7 +365,7 @@ class KuhhandelGame(Game):
 
     def _bid_request(self, seat: int) -> Request:
         high = self.high
-        low = high + self._rules.min_raise if high else self._rules.min_raise
+        low = high + self._raise if high else self._raise
         return Request(
             seat,
             BID,
@@ -301,7 +377,7 @@ class KuhhandelGame(Game):
                 "min": low,
                 "max": self.caps.get(seat),
                 "round": self.bid_round,
-                "money": wallet_value(self.wallets[seat], self._notes),
+                "money": sum(map(mul, self.wallets[seat], self._notes)),
             },
         )
 
@@ -339,6 +415,16 @@ class KuhhandelGame(Game):
         elif stage is RESPOND:
             self._check_seat(seat, self.opponent, "answer the cow trade")
             self._on_respond(seat, action)
+        elif stage is CLAIM:
+            self._on_claim(seat, action)
+        elif stage is PREEMPT:
+            self._check_seat(seat, self.turn_seat, "pre-empt or release")
+            self._on_preempt(seat, action)
+        elif stage is RAT:
+            self._on_rat(seat, action)
+        elif stage is DIVIDE:
+            self._check_seat(seat, self.turn_seat, "keep or give")
+            self._on_divide(seat, action)
         else:  # pragma: no cover - every stage is handled above
             raise IllegalAction(f"nothing to do in stage {stage}")
         self._history.append((seat, action))
@@ -367,8 +453,10 @@ class KuhhandelGame(Game):
                         self._finish(Termination.CAP, f"max_turns ({rules.max_turns}) reached")
                         return
                     self.turns += 1
+                    self.traded_this_turn = False
                     trades: list[A.Action] = list(self.legal_trades(self.turn_seat))
-                    self._turn_choices = (A.AUCTION, *trades)
+                    draw = A.DRAW if self._rules.duel else A.AUCTION
+                    self._turn_choices = (draw, *trades)
                     self.stage = TURN
                     self._event("turn", {"seat": self.turn_seat, "turn": self.turns})
                     return
@@ -385,9 +473,10 @@ class KuhhandelGame(Game):
                 )
                 return
             self.end_turns += 1
-            trades = list(self.legal_trades(self.turn_seat))
-            if trades:
-                self._turn_choices = tuple(trades)
+            challenges = self.legal_trades(self.turn_seat)
+            # §9.4 rats never make a trade compulsory: a seat with only rat trades is skipped
+            if any(t.species < self._n_species for t in challenges):
+                self._turn_choices = tuple(challenges)
                 self.stage = TURN
                 self._event("turn", {"seat": self.turn_seat, "end_phase": True})
                 return
@@ -401,13 +490,23 @@ class KuhhandelGame(Game):
     def _on_turn(self, seat: int, action: A.Action) -> None:
         choices = self._turn_choices or ()
         if action not in choices:
-            if isinstance(action, A.Auction):
+            if isinstance(action, A.Auction | A.Draw) and not self.deck:
                 raise IllegalAction("the deck is empty: every turn is a cow trade now (§6)")
+            if isinstance(action, A.Auction) and self._rules.duel:
+                raise IllegalAction("the duel has no auctions: draw to divide instead (§10)")
+            if isinstance(action, A.Draw) and not self._rules.duel:
+                raise IllegalAction("dividing is for the duel; here you auction (§4)")
+            if isinstance(action, A.Pass):
+                raise IllegalAction("passing the turn is only possible after a super trade (§9.5)")
             if isinstance(action, A.Challenge):
                 raise IllegalAction(self._why_not_trade(seat, action))
             raise IllegalAction(f"on your turn, auction or challenge; not {action.kind}")
         if isinstance(action, A.Auction):
             self._draw()
+        elif isinstance(action, A.Draw):
+            self._start_division(seat)
+        elif isinstance(action, A.Pass):  # the super trade's optional auction declined
+            self._end_turn()
         else:
             assert isinstance(action, A.Challenge)
             self._start_trade(seat, action.opponent, action.species)
@@ -415,6 +514,8 @@ class KuhhandelGame(Game):
     def _why_not_trade(self, seat: int, c: A.Challenge) -> str:
         if not 0 <= c.opponent < self.seats or c.opponent == seat:
             return f"seat {c.opponent} is not another seat at this table"
+        if c.species == self._n_species and self._rules.rats:
+            return "a rat trade needs rats on both sides (§9.4)"
         if not 0 <= c.species < self._n_species:
             return f"there is no species {c.species}"
         name = self._rules.species[c.species].name
@@ -428,6 +529,25 @@ class KuhhandelGame(Game):
     def _draw(self) -> None:
         card = self.deck.pop()
         self.card = card
+        self.lot = [card]
+        n = self._n_species
+        self._announce(card)
+        if card >= n:
+            if card == self._rat_card:
+                self._start_rat_round()
+            else:
+                self._start_countdown()
+            return
+        if self._rules.double_auction and self.deck and self.deck[-1] < n:
+            second = self.deck.pop()  # §9.5 double auction: two animals as one lot
+            self.lot.append(second)
+            self._announce(second)
+        self.caps = {}
+        self.exposed = {}
+        self._open_auction()
+
+    def _announce(self, card: int) -> None:
+        """Show a drawn card and pay its donkey money (§4.1)."""
         payout = 0
         if card < self._n_species:
             nth = self.drawn[card]
@@ -444,19 +564,17 @@ class KuhhandelGame(Game):
         )
         if payout:
             self._pay_out(payout)
-        self.caps = {}
-        self.exposed = {}
-        self._open_auction()
 
     def _pay_out(self, value: int) -> None:
         """§4.1 donkey payout: every seat, auctioneer included, gets a note of ``value``."""
         i = self._note_index[value]
         got = []
+        stock = self.reserve if self.reserve is not None else self.bank
         for s in range(self.seats):
-            if self.bank is not None:
-                if self.bank[i] == 0:
+            if stock is not None:
+                if stock[i] == 0:
                     continue  # §2: an exhausted stock pays nothing
-                self.bank[i] -= 1
+                stock[i] -= 1
             self.wallets[s][i] += 1
             got.append(s)
         self._event("payout", {"note": value, "seats": got})
@@ -477,13 +595,13 @@ class KuhhandelGame(Game):
 
     def _advance_bidding(self) -> None:
         """Rounds style: move to the next seat to ask, or close the auction (§4.3)."""
-        if self._rules.auction_style == "open":
+        if self._open:
             if not self._open_bidders():
                 self._close_auction()
             return
         order = self._order
         limit = self._rules.max_bidding_rounds
-        low = self.high + self._rules.min_raise if self.high else self._rules.min_raise
+        low = self.high + self._raise if self.high else self._raise
         caps = self.caps
         while True:
             self._ask += 1
@@ -502,43 +620,56 @@ class KuhhandelGame(Game):
             return
 
     def _on_bid(self, seat: int, action: A.Action) -> None:
-        open_style = self._rules.auction_style == "open"
-        if open_style and seat == self.turn_seat:
-            self._expect(action, A.Knock)
-            self._event("knock", {"seat": seat})
-            self._close_auction()
+        if self._open:
+            self._on_open_bid(seat, action)
             return
-        if not open_style:
-            expected = self._order[self._ask]
-            if seat != expected:
-                raise IllegalAction(f"it is seat {expected}'s turn to bid, not seat {seat}'s")
-        elif seat == self.high_bidder:
-            raise IllegalAction("you hold the highest bid already")
-        elif seat == self.turn_seat:
-            raise IllegalAction("the auctioneer may not bid (§4.2)")
-        self._expect(action, A.Bid, A.Pass)
-        if open_style and isinstance(action, A.Pass) and seat in self.quiet:
-            raise IllegalAction("you passed already; bid, or wait for a new bid")
-        if isinstance(action, A.Bid):
-            low = self.high + self._rules.min_raise if self.high else self._rules.min_raise
-            amount = action.amount
-            if amount < low:
-                raise IllegalAction(f"a bid must be at least {low} (§4.2), not {amount}")
-            cap = self.caps.get(seat)
+        expected = self._order[self._ask]
+        if seat != expected:
+            raise IllegalAction(f"it is seat {expected}'s turn to bid, not seat {seat}'s")
+        if isinstance(action, A.Pass):
+            self.bids.append((seat, 0))
+            self._events.append(Event("pass", {"seat": seat}))
+        elif isinstance(action, A.Bid):
+            self._take_bid(seat, action.amount)
+        else:
+            raise IllegalAction(f"expected bid or pass now, not {action.kind}")
+        self._advance_bidding()
+
+    def _take_bid(self, seat: int, amount: int) -> None:
+        low = self.high + self._raise if self.high else self._raise
+        if amount < low:
+            raise IllegalAction(f"a bid must be at least {low} (§4.2), not {amount}")
+        caps = self.caps
+        if caps:
+            cap = caps.get(seat)
             if cap is not None and amount > cap:
                 raise IllegalAction(
                     f"your wallet was exposed: you may not bid more than {cap} on this card (§4.7)"
                 )
-            self.high = amount
-            self.high_bidder = seat
-            self.round_bid = True
-            self.bids.append((seat, amount))
+        self.high = amount
+        self.high_bidder = seat
+        self.round_bid = True
+        self.bids.append((seat, amount))
+        self._events.append(Event("bid", {"seat": seat, "amount": amount}))
+
+    def _on_open_bid(self, seat: int, action: A.Action) -> None:
+        """Open auctions (§4.3): any bidder at any time; the auctioneer knocks it down."""
+        if seat == self.turn_seat:
+            self._expect(action, A.Knock)
+            self._event("knock", {"seat": seat})
+            self._close_auction()
+            return
+        if seat == self.high_bidder:
+            raise IllegalAction("you hold the highest bid already")
+        self._expect(action, A.Bid, A.Pass)
+        if isinstance(action, A.Bid):
+            self._take_bid(seat, action.amount)
             self.quiet = set()
-            self._event("bid", {"seat": seat, "amount": amount})
         else:
+            if seat in self.quiet:
+                raise IllegalAction("you passed already; bid, or wait for a new bid")
             self.bids.append((seat, 0))
-            if open_style:
-                self.quiet.add(seat)
+            self.quiet.add(seat)
             self._event("pass", {"seat": seat})
         self._advance_bidding()
 
@@ -549,7 +680,8 @@ class KuhhandelGame(Game):
                 "no_bid",
                 {"seat": self.turn_seat, "card": self.card, "name": self.card_names[self.card]},
             )
-            self._give_card(self.turn_seat, self.card)
+            for card in self.lot:
+                self._give_card(self.turn_seat, card)
             self._end_turn()
             return
         self.stage = SELL_OR_BUY
@@ -571,6 +703,7 @@ class KuhhandelGame(Game):
             self._expose(payer)
             return
         self.payer, self.payee, self.amount, self.pay_reason = payer, payee, self.high, "auction"
+        self.card_to = payer  # in an auction the payer gets the lot
         self.stage = PAY
 
     def _expose(self, seat: int) -> None:
@@ -586,12 +719,20 @@ class KuhhandelGame(Game):
         self._expect(action, A.Pay)
         assert isinstance(action, A.Pay)
         counts = self._own_notes(seat, action.notes)
-        problem = payment_problem(action.notes, self.amount)
-        if problem:
-            raise IllegalAction(f"not a valid payment of {self.amount}: {problem} (§4.6)")
+        if self.pay_reason == "pedigree":
+            # §9.2 paid by number of notes, not value (0-notes are fine)
+            if len(action.notes) != self.claim_count:
+                raise IllegalAction(
+                    f"pay exactly {self.claim_count} notes of any value (§9.2), "
+                    f"not {len(action.notes)}"
+                )
+        else:
+            problem = payment_problem(action.notes, self.amount)
+            if problem:
+                raise IllegalAction(f"not a valid payment of {self.amount}: {problem} (§4.6)")
         self._transfer(seat, self.payee, counts, action.notes, self.pay_reason)
-        winner = self.high_bidder if seat == self.high_bidder else self.turn_seat
-        self._give_card(winner, self.card)
+        for card in self.lot:
+            self._give_card(self.card_to, card)
         self._end_turn()
 
     def _own_notes(self, seat: int, notes: tuple[int, ...]) -> list[int]:
@@ -626,7 +767,13 @@ class KuhhandelGame(Game):
         )
 
     def _give_card(self, seat: int, card: int) -> None:
-        self.herds[seat][card] += 1
+        n = self._n_species
+        if card < n:
+            self.herds[seat][card] += 1
+        elif card == self._rat_card:
+            self.rats[seat] += 1
+        else:
+            self.pedigrees[seat].append(card - n)
         self._event("card", {"seat": seat, "card": card, "name": self.card_names[card]})
 
     # ------------------------------------------------------------------ §5 cow trade
@@ -634,7 +781,10 @@ class KuhhandelGame(Game):
         self.challenger = seat
         self.opponent = opponent
         self.trade_species = species
-        self.stake = min(self.herds[seat][species], self.herds[opponent][species])
+        if species == self._n_species:
+            self.stake = min(self.rats[seat], self.rats[opponent])
+        else:
+            self.stake = min(self.herds[seat][species], self.herds[opponent][species])
         self.tie_rounds = 0
         self.offer = None
         self.stage = OFFER
@@ -644,7 +794,7 @@ class KuhhandelGame(Game):
                 "seat": seat,
                 "opponent": opponent,
                 "species": species,
-                "name": self.card_names[species],
+                "name": self.trade_name(species),
                 "cards": self.stake,
             },
         )
@@ -708,13 +858,18 @@ class KuhhandelGame(Game):
     ) -> None:
         c, o, k, n = self.challenger, self.opponent, self.trade_species, self.stake
         loser = o if winner == c else c
-        self.herds[loser][k] -= n
-        self.herds[winner][k] += n
+        if k == self._n_species:
+            # §9.4 rats: the higher offer pays to give its rats away
+            self.rats[winner] -= n
+            self.rats[loser] += n
+        else:
+            self.herds[loser][k] -= n
+            self.herds[winner][k] += n
         public = {
             "challenger": c,
             "opponent": o,
             "species": k,
-            "name": self.card_names[k],
+            "name": self.trade_name(k),
             "cards": n,
             "winner": winner,
             "offer_count": len(offer),
@@ -728,7 +883,180 @@ class KuhhandelGame(Game):
             "counter": None if counter is None else list(counter),
         }
         self._event("trade_notes", private, (c, o))
+        if (
+            self._rules.super_trade
+            and not self.end_phase
+            and self.deck
+            and not self.traded_this_turn
+            and self.challenger == self.turn_seat
+        ):
+            # §9.5 super trade: the same seat may still hold an auction this turn
+            self.traded_this_turn = True
+            self._turn_choices = (A.AUCTION, A.PASS)
+            self.stage = TURN
+            self._event("super_trade", {"seat": self.turn_seat})
+            return
         self._end_turn()
+
+    def cards_in_play(self) -> list[int]:
+        """Cards drawn but not yet in anyone's hand (the lot, a pedigree, a rat, a divided card)."""
+        stage = self.stage
+        if stage in AUCTION_STAGES or (stage is PAY and self.pay_reason == "auction"):
+            return list(self.lot)
+        if stage in (CLAIM, PREEMPT, RAT) or (stage is PAY and self.pay_reason == "pedigree"):
+            return [self.card]
+        if stage is DIVIDE:
+            return [self.peek]
+        return []
+
+    def trade_name(self, k: int) -> str:
+        """The name of a tradable species index (the rats are index ``len(species)``)."""
+        return "Rat" if k == self._n_species else self.card_names[k]
+
+    # ------------------------------------------------------------------ §9.2 pedigree countdown
+    def _countdown_order(self) -> list[int]:
+        n = self.seats
+        return [(self.turn_seat + i) % n for i in range(1, n)]
+
+    def _start_countdown(self) -> None:
+        self.claims = {}
+        self.stage = CLAIM
+        self._event(
+            "countdown",
+            {"seat": self.turn_seat, "card": self.card, "from": self._rules.countdown_from},
+        )
+
+    def _claim_request(self, seat: int) -> Request:
+        most = min(self._rules.countdown_from, sum(self.wallets[seat]))
+        return Request(
+            seat,
+            CLAIM,
+            tuple(A.Claim(c) for c in range(most + 1)),
+            {
+                "card": self.card,
+                "species": self.card - self._n_species,
+                "from": self._rules.countdown_from,
+                "notes": sum(self.wallets[seat]),
+            },
+        )
+
+    def _on_claim(self, seat: int, action: A.Action) -> None:
+        if seat == self.turn_seat:
+            raise IllegalAction("the auctioneer counts down; it cannot claim (§9.2)")
+        if seat in self.claims:
+            raise IllegalAction("you already chose your claim for this card")
+        self._expect(action, A.Claim)
+        assert isinstance(action, A.Claim)
+        count = action.count
+        most = min(self._rules.countdown_from, sum(self.wallets[seat]))
+        if not 0 <= count <= most:
+            raise IllegalAction(
+                f"claim at a count from 1 to {most} (you must hold that many notes), or 0 (§9.2)"
+            )
+        self.claims[seat] = count
+        self._event("claim_chosen", {"seat": seat})
+        if len(self.claims) < self.seats - 1:
+            return
+        # The first claim at the highest count wins, in seat order from the auctioneer's left.
+        best, claimant = 0, -1
+        for s in self._countdown_order():
+            if self.claims[s] > best:
+                best, claimant = self.claims[s], s
+        if claimant < 0:
+            self._event(
+                "no_claim",
+                {"seat": self.turn_seat, "card": self.card, "name": self.card_names[self.card]},
+            )
+            self._give_card(self.turn_seat, self.card)
+            self._end_turn()
+            return
+        self.claimant, self.claim_count = claimant, best
+        self._event("claimed", {"seat": claimant, "count": best})
+        self.stage = PREEMPT
+
+    def _on_preempt(self, seat: int, action: A.Action) -> None:
+        self._expect(action, A.Preempt, A.Release)
+        a, c, count = self.turn_seat, self.claimant, self.claim_count
+        if isinstance(action, A.Preempt):
+            if sum(self.wallets[a]) < count:
+                raise IllegalAction(f"to pre-empt you must hold {count} notes (§9.2)")
+            payer, payee = a, c
+        else:
+            payer, payee = c, a
+        self._event("decision", {"seat": seat, "buy": isinstance(action, A.Preempt)})
+        self.payer, self.payee, self.amount, self.pay_reason = payer, payee, count, "pedigree"
+        self.card_to = payer
+        self.stage = PAY
+
+    # ------------------------------------------------------------------ §9.3 rats
+    def _start_rat_round(self) -> None:
+        self.rat_pile = []
+        self._rat_ask = 0
+        self.stage = RAT
+        self._event("rat", {"seat": self.turn_seat})
+
+    def _rat_seat(self) -> int:
+        return (self.turn_seat + 1 + self._rat_ask) % self.seats
+
+    def _rat_request(self) -> Request:
+        seat = self._rat_seat()
+        values = sorted({v for v, c in zip(self._notes, self.wallets[seat], strict=True) if c})
+        choices: tuple[A.Action, ...] = (A.TAKE_RAT, *(A.PlaceNote(v) for v in values))
+        info = {"pile": len(self.rat_pile), "wallet": self._wallet_list(seat)}
+        return Request(seat, RAT, choices, info)
+
+    def _on_rat(self, seat: int, action: A.Action) -> None:
+        self._check_seat(seat, self._rat_seat(), "answer the rat")
+        if isinstance(action, A.TakeRat):
+            pile = self.rat_pile
+            for v in pile:
+                self.wallets[seat][self._note_index[v]] += 1
+            self.rats[seat] += 1
+            self._event("rat_taken", {"seat": seat, "count": len(pile)})
+            self._event("rat_notes", {"seat": seat, "notes": sorted(pile)}, (seat,))
+            self.rat_pile = []
+            # The same seat stays auctioneer and draws again; its turn goes on (§9.3).
+            if self.deck:
+                self._draw()
+            else:
+                self._end_turn()
+            return
+        self._expect(action, A.PlaceNote)
+        assert isinstance(action, A.PlaceNote)
+        i = self._note_index.get(action.note)
+        if i is None or not self.wallets[seat][i]:
+            raise IllegalAction(f"you hold no note of {action.note}")
+        self.wallets[seat][i] -= 1
+        self.rat_pile.append(action.note)
+        self._rat_ask += 1
+        self._event("rat_note", {"seat": seat, "count": len(self.rat_pile)})
+        self._event("rat_note_value", {"seat": seat, "note": action.note}, (seat,))
+
+    # ------------------------------------------------------------------ §10 the duel
+    def _start_division(self, seat: int) -> None:
+        self.peek = self.deck.pop()
+        self.stage = DIVIDE
+        self._event("divide", {"seat": seat, "deck": len(self.deck)})
+        self._event(
+            "peek", {"seat": seat, "card": self.peek, "name": self.card_names[self.peek]}, (seat,)
+        )
+
+    def _on_divide(self, seat: int, action: A.Action) -> None:
+        self._expect(action, A.Keep, A.Give)
+        other = (seat + 1) % self.seats
+        keeper = seat if isinstance(action, A.Keep) else other
+        self._event("divided", {"seat": seat, "keep": isinstance(action, A.Keep)})
+        first, self.peek = self.peek, -1
+        second = self.deck.pop() if self.deck else -1
+        # Both cards are laid face up; a donkey pays out when it is laid down.
+        self._lay_down(keeper, first)
+        if second >= 0:
+            self._lay_down(other if keeper == seat else seat, second)
+        self._end_turn()
+
+    def _lay_down(self, seat: int, card: int) -> None:
+        self._announce(card)
+        self._give_card(seat, card)
 
     # ------------------------------------------------------------------ §6, §7 end and scoring
     def _finish(self, termination: Termination, reason: str) -> None:
@@ -755,13 +1083,37 @@ class KuhhandelGame(Game):
         return [k for k in range(self._n_species) if herd[k] == self._set_size[k]]
 
     def score(self, seat: int) -> int:
-        """§7 classic scoring: sum of complete-set values × number of complete sets."""
-        species = self._rules.species
+        """§7: classic (set values × number of sets) or Master scoring; ``exam`` adds money."""
         sets = self.quartets(seat)
-        total = sum(species[k].value for k in sets) * len(sets)
+        if self._rules.scoring == "master":
+            total = self._master_score(seat, sets)
+        else:
+            total = sum(self._rules.species[k].value for k in sets) * len(sets)
         if self._rules.exam:
             total += self.money(seat)
         return total
+
+    def struck_quartet(self, seat: int) -> int | None:
+        """§7 Master step 1: the quartet a holder of every rat strikes (the cheapest loss)."""
+        rules = self._rules
+        sets = self.quartets(seat)
+        if not rules.rats or self.rats[seat] < rules.rats or not sets:
+            return None
+        return max(sets, key=lambda k: (self._master_points(seat, [q for q in sets if q != k]), -k))
+
+    def _master_score(self, seat: int, sets: list[int]) -> int:
+        struck = self.struck_quartet(seat)
+        if struck is not None:
+            sets = [k for k in sets if k != struck]
+        return self._master_points(seat, sets)
+
+    def _master_points(self, seat: int, sets: list[int]) -> int:
+        """§7 Master steps 2–5 for the given remaining quartets."""
+        bonus = self._rules.pedigree_bonus
+        species = self._rules.species
+        matching = [p for p in self.pedigrees[seat] if p in sets]
+        base = sum(species[k].value for k in sets) + bonus * len(matching)
+        return base * len(sets) + bonus * (len(self.pedigrees[seat]) - len(matching))
 
     def result(self) -> Result:
         if self.termination is None:

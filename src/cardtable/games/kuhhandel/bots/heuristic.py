@@ -49,8 +49,15 @@ class HeuristicBot:
         return species
 
     def card_worth(self, obs: KuhhandelObservation, seat: int, k: int) -> float:
-        """Points-scale worth of one more card of species ``k`` to ``seat``."""
-        sp = self._species(obs)[k]
+        """Points-scale worth of one more card of species ``k`` to ``seat``.
+
+        For rats (``k == len(species)``) this is the worth of getting rid of one: a quarter of
+        the cheapest quartet a holder of every rat would have to strike.
+        """
+        species = self._species(obs)
+        if k >= len(species):
+            return min((sp["value"] for sp in species), default=0) / 4 + 40 * obs.rats[seat]
+        sp = species[k]
         size = len(sp["payouts"])
         h = obs.herds[seat][k]
         if h >= size:
@@ -175,7 +182,8 @@ class HeuristicBot:
     def _turn(self, obs: KuhhandelObservation, request: Request) -> A.Action:
         assert obs.seat is not None
         choices: tuple[A.Action, ...] = request.choices or ()
-        trades = [c for c in choices if isinstance(c, A.Challenge)]
+        n_species = len(self._species(obs))
+        trades = [c for c in choices if isinstance(c, A.Challenge) and c.species < n_species]
         if not trades:
             return choices[0]
         me = obs.seat
@@ -229,6 +237,16 @@ class HeuristicBot:
         assert obs.seat is not None
         k, cards, challenger = info["species"], info["cards"], info["challenger"]
         offered_notes = info["offer_notes"]
+        if k >= len(self._species(obs)):
+            # Rats: the higher offer gives its rats away. Outbid a thin offer if we can.
+            estimate = offered_notes * self._average_note(obs)
+            notes = sorted(v for v in obs.wallet or () if v > 0)
+            values = sorted(set(notes))
+            counts = [notes.count(v) for v in values]
+            pay = cheapest_payment(counts, values, int(estimate) + 10) if values else None
+            if pay is not None and sum(pay) <= obs.money // 3:
+                return A.Counter(pay)
+            return A.ACCEPT
         avg = self._average_note(obs)
         estimate = offered_notes * avg
         mine = self.card_worth(obs, obs.seat, k) * cards

@@ -35,7 +35,7 @@ class RandomBot:
             if rng.random() < 0.5 or info["min"] > info["money"]:
                 return A.PASS
             step = max(1, info["min"] - info["high"]) if info["high"] else info["min"]
-            amount = info["min"] + step * rng.randrange(0, 4)
+            amount = info["min"] + step * int(rng.random() * 4)
             cap = info["max"]
             if amount > info["money"] or (cap is not None and amount > cap):
                 amount = info["min"]

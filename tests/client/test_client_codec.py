@@ -20,6 +20,8 @@ from cardtable.core import Game, Request, game_spec, load_bot
 CASES = [
     ("kuhhandel", "classic", 4),
     ("kuhhandel", "competition", 3),
+    ("kuhhandel", "master", 5),
+    ("kuhhandel", "master-duel", 2),
     ("cunegonda", "short", 4),
 ]
 

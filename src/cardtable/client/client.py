@@ -168,6 +168,7 @@ class Client:
         self._decisions: dict[Any, asyncio.Task[None]] = {}
         self._random_bots: dict[str, Agent] = {}
         self._closed = False
+        self._stopping = False
 
     @property
     def game_id(self) -> str | None:
@@ -331,48 +332,55 @@ class Client:
         )
         self._join = join
         reports: list[GameReport] = []
-        while len(reports) < games and not (stop is not None and stop.is_set()):
-            if self._seat is None:
-                await self._send(join)
-                self._queued = True
-            report = await self._play_one(stop)
-            if report is None:
-                break
-            reports.append(report)
-            if on_result is not None:
-                on_result(report)
+        task = asyncio.current_task()
+        watcher = None
+        if stop is not None and task is not None:
+            watcher = asyncio.ensure_future(self._stop_when_queued(stop, task))
+        try:
+            while len(reports) < games and not (stop is not None and stop.is_set()):
+                if self._seat is None:
+                    await self._send(join)
+                    self._queued = True
+                report = await self._play_one(stop, task)
+                if report is None:
+                    break
+                reports.append(report)
+                if on_result is not None:
+                    on_result(report)
+        finally:
+            if watcher is not None:
+                watcher.cancel()
         if self._queued and self._seat is None:
             await self._send(messages.leave())
             self._queued = False
         return reports
 
-    async def _play_one(self, stop: asyncio.Event | None) -> GameReport | None:
-        """Handle messages until our game ends; ``None`` if ``stop`` was set while queued."""
-        while True:
-            if stop is not None and stop.is_set() and self._seat is None:
-                return None
-            message = await self._receive() if stop is None else await self._receive_or_stop(stop)
-            if message is None:
-                continue
-            report = await self._handle(message)
-            if report is not None:
-                return report
+    async def _stop_when_queued(self, stop: asyncio.Event, task: asyncio.Task[Any]) -> None:
+        """When ``stop`` is set while we wait for a table, interrupt the wait."""
+        await stop.wait()
+        if self._seat is None:
+            # No game to finish: the play loop is waiting for a table; wake it. (A watcher,
+            # not a race per message: racing every receive against ``stop`` costs two tasks.)
+            self._stopping = True
+            task.cancel()
 
-    async def _receive_or_stop(self, stop: asyncio.Event) -> dict[str, Any] | None:
-        receive = asyncio.ensure_future(self._receive())
-        stopped = asyncio.ensure_future(stop.wait())
-        done, _ = await asyncio.wait({receive, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        if receive in done:
-            stopped.cancel()
-            return receive.result()
-        if self._seat is not None:
-            # Keep playing the game we are in; stop only applies between games.
-            stopped.cancel()
-            return await receive
-        receive.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await receive
-        return None
+    async def _play_one(
+        self, stop: asyncio.Event | None, task: asyncio.Task[Any] | None
+    ) -> GameReport | None:
+        """Handle messages until our game ends; ``None`` if ``stop`` was set while queued."""
+        try:
+            while True:
+                if stop is not None and stop.is_set() and self._seat is None:
+                    return None
+                report = await self._handle(await self._receive())
+                if report is not None:
+                    return report
+        except asyncio.CancelledError:
+            if not self._stopping or task is None:
+                raise
+            self._stopping = False
+            task.uncancel()
+            return None
 
     async def _handle(self, message: dict[str, Any]) -> GameReport | None:
         kind = message["type"]

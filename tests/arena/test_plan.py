@@ -57,3 +57,18 @@ def test_deadlines_apply_to_file_bots_unless_built_ins_are_guarded_too() -> None
         "toy", "standard", 2, entries, deals=1, decision_timeout=2.0, guard_builtin=True
     )
     assert strict.deadline_for(entries[0]) == 2.0
+
+
+def test_progress_writes_few_lines_when_stderr_is_not_a_terminal() -> None:
+    import io
+
+    from cardtable.arena import Progress
+
+    out = io.StringIO()
+    progress = Progress(1000, stream=out)
+    for _ in range(100):
+        progress.advance(10)
+    progress.finish()
+    lines = out.getvalue().splitlines()
+    assert 10 <= len(lines) <= 11
+    assert lines[-1].startswith("[" + "#" * 30 + "] 1000/1000 games")

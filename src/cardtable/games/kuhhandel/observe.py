@@ -26,6 +26,8 @@ class AuctionView:
 
     auctioneer: int
     card: int
+    lot: tuple[int, ...]
+    """Every card sold together (two with the ``double_auction`` variant)."""
     high: int
     high_bidder: int | None
     bids: tuple[tuple[int, int], ...]
@@ -66,6 +68,7 @@ class KuhhandelObservation:
     wallet: tuple[int, ...] | None
     """This seat's own notes (face values, smallest first)."""
     bank: tuple[int, ...] | None
+    """Counts per note value in the bank; ``None`` when unlimited or (the duel) face down."""
     drawn: tuple[int, ...]
     """Cards of each species drawn so far (so the payouts to come are known)."""
     pedigrees: tuple[tuple[int, ...], ...]
@@ -75,6 +78,14 @@ class KuhhandelObservation:
     payment: dict[str, Any] | None
     turns: int
     over: bool
+    countdown: dict[str, Any] | None = None
+    """Master pedigree countdown (§9.2): the card, the seats that chose, the claim once known."""
+    rat_pile: int | None = None
+    """Master rat round (§9.3): how many notes lie face down beside the rat (values hidden)."""
+    peek: int | None = None
+    """The duel (§10): the card this seat looked at, only while it decides."""
+    reserve: tuple[int, ...] | None = None
+    """The duel: payout notes laid aside openly (counts per note value)."""
 
     @property
     def money(self) -> int:
@@ -90,7 +101,9 @@ class KuhhandelObservation:
             a["caps"] = {str(k): v for k, v in self.auction.caps.items()}
         for key in ("herds", "pedigrees"):
             data[key] = [list(h) for h in data[key]]
-        for key in ("note_counts", "wallet", "bank", "drawn", "rats"):
+        if data["auction"] is not None:
+            data["auction"]["lot"] = list(data["auction"]["lot"])
+        for key in ("note_counts", "wallet", "bank", "drawn", "rats", "reserve"):
             if data[key] is not None:
                 data[key] = list(data[key])
         if data["trade"] is not None and data["trade"]["my_offer"] is not None:
@@ -147,6 +160,7 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
         auction = AuctionView(
             auctioneer=game.turn_seat,
             card=game.card,
+            lot=tuple(game.lot),
             high=game.high,
             high_bidder=game.high_bidder if game.high_bidder >= 0 else None,
             bids=tuple(game.bids),
@@ -165,6 +179,16 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
             again=game.tie_rounds > 0,
             my_offer=game.offer if seat == game.challenger and game.offer is not None else None,
         )
+    countdown = None
+    if stage in (S.CLAIM, S.PREEMPT) or (stage is S.PAY and game.pay_reason == "pedigree"):
+        countdown = {
+            "card": game.card,
+            "from": game.rules.countdown_from,
+            "chosen": sorted(game.claims) if stage is S.CLAIM else [],
+            "claimant": None if stage is S.CLAIM else game.claimant,
+            "count": None if stage is S.CLAIM else game.claim_count,
+            "my_claim": game.claims.get(seat) if seat is not None and stage is S.CLAIM else None,
+        }
     payment = None
     if stage is S.PAY:
         payment = {
@@ -184,7 +208,8 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
         herds=tuple(tuple(h) for h in game.herds),
         note_counts=tuple(sum(w) for w in game.wallets),
         wallet=None if seat is None else to_notes(game.wallets[seat], notes),
-        bank=None if game.bank is None else tuple(game.bank),
+        # The duel's bank is face down (ten notes left it unseen): not public there.
+        bank=None if game.bank is None or game.rules.duel else tuple(game.bank),
         drawn=tuple(game.drawn),
         pedigrees=tuple(tuple(p) for p in game.pedigrees),
         rats=tuple(game.rats),
@@ -193,4 +218,8 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
         payment=payment,
         turns=game.turns,
         over=game.is_over(),
+        countdown=countdown,
+        rat_pile=len(game.rat_pile) if stage is S.RAT else None,
+        peek=game.peek if stage is S.DIVIDE and seat == game.turn_seat else None,
+        reserve=None if game.reserve is None else tuple(game.reserve),
     )

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
-from cardtable.arena import TournamentPlan, deals_for, derive_seed, make_entries
+from cardtable.arena import Progress, TournamentPlan, deals_for, derive_seed, make_entries
 
 
 def test_every_entry_sits_at_every_seat_once_per_deal() -> None:
@@ -60,10 +61,6 @@ def test_deadlines_apply_to_file_bots_unless_built_ins_are_guarded_too() -> None
 
 
 def test_progress_writes_few_lines_when_stderr_is_not_a_terminal() -> None:
-    import io
-
-    from cardtable.arena import Progress
-
     out = io.StringIO()
     progress = Progress(1000, stream=out)
     for _ in range(100):

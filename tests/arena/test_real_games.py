@@ -119,3 +119,14 @@ def test_the_arena_command_json_csv_and_records(
         == 2
     )
     assert "unknown bot" in capsys.readouterr().err
+
+
+def test_the_command_fills_a_four_seat_game_from_two_bots(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["arena", "cunegonda", "--rules", "short", "--bots", "heuristic,random", "--games",
+            "4", "--json", "--no-progress"]  # fmt: skip
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["seats"] == 4
+    assert [e["bot"] for e in data["entries"]] == ["heuristic", "random#1", "random#2", "random#3"]

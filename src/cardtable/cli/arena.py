@@ -31,7 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma-separated line-up, one bot per seat: registered names (random, heuristic, "
         "expert) or path/to/bot.py:Class; with --seats larger, the last bot fills the rest",
     )
-    parser.add_argument("--seats", type=int, default=None, help="seats (default: one per bot)")
+    parser.add_argument(
+        "--seats",
+        type=int,
+        default=None,
+        help="seats (default: one per bot, at least the rules' minimum)",
+    )
     parser.add_argument(
         "--games", type=int, default=100, help="games, rounded up to whole deals (default 100)"
     )
@@ -96,7 +101,12 @@ def run(args: argparse.Namespace) -> int:
 
     spec = game_spec(args.game)
     rules_name = args.rules if args.rules is not None else spec.default_rules
-    entries = make_entries(args.bots.split(","), args.seats)
+    refs = args.bots.split(",")
+    seats = args.seats
+    if seats is None:  # too few bots for the game: the last one fills the minimum seat count
+        low, _high = spec.seat_range(spec.resolve_rules(rules_name))
+        seats = max(len([r for r in refs if r.strip()]), low)
+    entries = make_entries(refs, seats)
     seats = len(entries)
     if args.jobs < 1:
         raise ValueError("--jobs must be at least 1")

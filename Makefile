@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-EXTRAS := server,client,rl,dev,web
+EXTRAS := server,client,rl,ray,dev,web
 HOST ?= 127.0.0.1
 PORT ?= 8000
 

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     elapsed = time.process_time() - c0
     out = {
         "game": args.game,
-        "rules": getattr(rules, "name", None),
+        "rules": spec.rules_name(rules),
         "seats": seats,
         "bots": refs,
         "games": args.games,

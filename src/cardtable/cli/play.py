@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     seats = args.seats or (len(refs) if len(refs) > 1 else max(lo, min(hi, 4)))
     if not lo <= seats <= hi:
         raise ValueError(
-            f"{args.game} {getattr(rules, 'name', '')} is for {lo}–{hi} seats, not {seats}"
+            f"{args.game} ({spec.rules_name(rules)}) is for {lo}–{hi} seats, not {seats}"
         )
     refs = seat_refs(args.bots, seats)
     names = (
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out: dict[str, Any] = {
             "game": args.game,
-            "rules": getattr(rules, "name", None),
+            "rules": spec.rules_name(rules),
             "seed": args.seed,
         }
         out["names"] = list(names)

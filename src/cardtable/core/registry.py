@@ -39,6 +39,13 @@ class GameSpec:
     describe_event: Callable[[Event, tuple[str, ...]], str]
     bots: Mapping[str, BotFactory] = field(default_factory=dict)
 
+    def rules_name(self, rules: Any) -> str:
+        """The preset name of ``rules``, or its own ``name``, or ``"custom"``."""
+        for name, preset in self.presets.items():
+            if preset == rules:
+                return name
+        return str(getattr(rules, "name", "custom"))
+
     def resolve_rules(self, rules: str | Mapping[str, Any] | None) -> Any:
         """A preset name, a rule set as JSON, or ``None`` for the default preset."""
         if rules is None:

@@ -21,8 +21,15 @@ def test_practice_game_runs_to_a_stored_replayable_record(
     with Wire(server.ws) as wire:
         welcome = wire.hello_bot("alice", token)
         assert welcome["type"] == "welcome" and welcome["you"] == {"name": "alice", "kind": "bot"}
-        wire.send({"type": "join", "lobby": "practice", "game": game, "rules": rules,
-                   "opponents": "random"})  # fmt: skip
+        wire.send(
+            {
+                "type": "join",
+                "lobby": "practice",
+                "game": game,
+                "rules": rules,
+                "opponents": "random",
+            }
+        )
         end = play_until_end(wire, game)
     start = next(m for m in wire.received if m["type"] == "game_start")
     assert start["names"].count("alice") == 1 and start["rated"] is False
@@ -79,8 +86,14 @@ def test_ranked_two_bots_meet_and_house_bots_fill_the_table(server: RunningServe
 def test_private_table_with_invite_code_and_a_spectator(server: RunningServer) -> None:
     with Wire(server.ws) as host, Wire(server.ws) as guest:
         host.hello_guest("Ada")
-        host.send({"type": "join", "lobby": "private", "game": "kuhhandel",
-                   "create": {"rules": "competition", "seats": 3, "bots": ["random"]}})  # fmt: skip
+        host.send(
+            {
+                "type": "join",
+                "lobby": "private",
+                "game": "kuhhandel",
+                "create": {"rules": "competition", "seats": 3, "bots": ["random"]},
+            }
+        )
         table = host.expect("table")
         assert table["open_seats"] == 1 and table["rules"]["name"] == "competition"
         guest.hello_guest("Grace")
@@ -112,8 +125,15 @@ def test_a_seat_never_receives_another_seats_private_information(server: Running
     token = server.register("alice")
     with Wire(server.ws) as wire:
         wire.hello_bot("alice", token)
-        wire.send({"type": "join", "lobby": "practice", "game": "kuhhandel", "rules": "classic",
-                   "opponents": "heuristic"})  # fmt: skip
+        wire.send(
+            {
+                "type": "join",
+                "lobby": "practice",
+                "game": "kuhhandel",
+                "rules": "classic",
+                "opponents": "heuristic",
+            }
+        )
         end = play_until_end(wire, "kuhhandel")
     start = next(m for m in wire.received if m["type"] == "game_start")
     me = start["seat"]

@@ -369,6 +369,7 @@ class Table:
                         if ask.optional:
                             self._close(ask)
                         else:
+                            seat.disconnect_counted = True  # one fault per disconnection
                             self._fault(ask, "disconnect", "the client disconnected")
                 if self._running:
                     self._advance()

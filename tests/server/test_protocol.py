@@ -1,0 +1,125 @@
+"""The wire protocol's schemas and the parser of client frames (no server needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cardtable.protocol import (
+    CLIENT_SCHEMAS,
+    ERROR_CODES,
+    MAX_FRAME_BYTES,
+    SERVER_SCHEMAS,
+    ProtocolError,
+    SchemaError,
+    parse_client_message,
+    schema_document,
+    validate,
+    validate_server_message,
+)
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"type": "hello", "protocol": 1, "bot": "alice", "token": "x" * 43},
+        {"type": "hello", "protocol": 1, "guest": "Ada"},
+        {"type": "hello", "protocol": 1, "spectate": "abc123"},
+        {"type": "join", "lobby": "ranked", "game": "kuhhandel", "rules": "classic"},
+        {"type": "join", "lobby": "practice", "game": "cunegonda", "opponents": "random"},
+        {"type": "join", "lobby": "private", "create": {"seats": 3, "bots": ["random"]}},
+        {"type": "join", "lobby": "private", "invite": "ABC234"},
+        {"type": "action", "game_id": "g", "request_id": "1", "action": {"kind": "pass"}},
+        {"type": "resume"},
+        {"type": "leave"},
+    ],
+)
+def test_valid_client_frames_parse(frame: dict) -> None:
+    assert parse_client_message(json.dumps(frame)) == frame
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("{not json", "bad_json"),
+        ("[1, 2]", "bad_json"),
+        ('{"type": "dance"}', "bad_message"),
+        ('{"no_type": 1}', "bad_message"),
+        ('{"type": "hello", "protocol": 1}', "bad_message"),
+        ('{"type": "hello", "protocol": "one", "guest": "x"}', "bad_message"),
+        ('{"type": "join", "lobby": "casino"}', "bad_message"),
+        ('{"type": "action", "game_id": "g", "action": 1}', "bad_message"),
+    ],
+)
+def test_bad_client_frames_are_refused_with_a_code(text: str, code: str) -> None:
+    with pytest.raises(ProtocolError) as info:
+        parse_client_message(text)
+    assert info.value.code == code
+    assert info.value.reason
+
+
+def test_oversized_frame_is_refused() -> None:
+    frame = json.dumps({"type": "leave", "pad": "x" * MAX_FRAME_BYTES})
+    with pytest.raises(ProtocolError) as info:
+        parse_client_message(frame)
+    assert info.value.code == "too_large"
+
+
+def test_validator_reports_the_path() -> None:
+    schema = SERVER_SCHEMAS["event"]
+    with pytest.raises(SchemaError) as info:
+        validate({"type": "event", "game_id": "g", "index": 0, "event": {"kind": 1}}, schema)
+    assert info.value.path == "$.event"
+    with pytest.raises(SchemaError):
+        validate_server_message({"type": "error", "code": "no_such_code", "reason": ""})
+
+
+def test_schema_document_covers_every_message_and_code() -> None:
+    doc = json.loads(json.dumps(schema_document()))  # it is plain JSON
+    assert set(doc["client"]) == {"hello", "join", "action", "resume", "leave"}
+    assert set(doc["server"]) == {
+        "welcome",
+        "waiting",
+        "table",
+        "game_start",
+        "event",
+        "request",
+        "cancel",
+        "rejected",
+        "game_end",
+        "error",
+    }
+    for code in (
+        "bad_json",
+        "bad_message",
+        "unsupported_protocol",
+        "bad_token",
+        "too_large",
+        "flood",
+        "not_your_turn",
+        "illegal_action",
+        "invalid_action",
+        "timeout",
+        "suspended",
+    ):
+        assert code in doc["error_codes"]
+
+
+def test_docs_describe_every_message_and_error_code() -> None:
+    text = DOCS.read_text()
+    for name in [*CLIENT_SCHEMAS, *SERVER_SCHEMAS]:
+        assert f"`{name}`" in text, f"docs/protocol.md does not describe {name}"
+    for code in ERROR_CODES:
+        assert f"`{code}`" in text, f"docs/protocol.md does not list error code {code}"
+
+
+def test_docs_hold_the_current_schemas() -> None:
+    text = DOCS.read_text()
+    for schemas in (CLIENT_SCHEMAS, SERVER_SCHEMAS):
+        for name, schema in schemas.items():
+            dumped = json.dumps(schema, indent=2, ensure_ascii=False)
+            assert dumped in text, f"docs/protocol.md has an outdated schema of {name}"

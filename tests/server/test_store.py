@@ -1,0 +1,222 @@
+"""The store on SQLite (always) and PostgreSQL (when one is reachable): migrations, the one-
+transaction game end, ratings and their recomputation."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from cardtable.server.ratings import INITIAL, conservative, rate
+from cardtable.server.store.db import FaultRow, SeatOutcome, Store
+
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+PG_SCHEMA = "cardtable_server_tests"
+
+
+def _postgres_url() -> str:
+    """A URL whose connections use a private schema, recreated empty; skips if unreachable."""
+    try:
+        engine = create_engine(PG_URL, connect_args={"connect_timeout": 3})
+        with engine.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA IF EXISTS {PG_SCHEMA} CASCADE"))
+            conn.execute(text(f"CREATE SCHEMA {PG_SCHEMA}"))
+        engine.dispose()
+    except Exception as exc:
+        pytest.skip(f"PostgreSQL not reachable at {PG_URL}: {type(exc).__name__}: {exc}")
+    return f"{PG_URL}?options=-csearch_path%3D{PG_SCHEMA}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    url = f"sqlite:///{tmp_path / 'store.db'}" if request.param == "sqlite" else _postgres_url()
+    s = Store(url)
+    s.migrate()
+    yield s
+    s.close()
+
+
+def _play(store: Store, game_id: str, players: list[int], places: list[int]) -> list[str]:
+    store.start_game(
+        game_id=game_id,
+        game="cunegonda",
+        rules_name="short",
+        rules={"name": "short"},
+        seed=1,
+        lobby="ranked",
+        rated=True,
+        instance="main",
+        seats=[(p, f"p{p}", "bot") for p in players],
+    )
+    return store.finish_game(
+        game_id,
+        record={"game": "cunegonda", "actions": []},
+        result={"termination": "normal", "scores": [0] * len(players), "places": places},
+        seats=[SeatOutcome(i, p, 0, False) for i, p in enumerate(players)],
+        fault_rows=[],
+        suspend_after=3,
+        suspend_window=5,
+        suspend_minutes=1,
+    )
+
+
+def test_migrations_are_idempotent_and_reach_head(store: Store) -> None:
+    store.migrate()
+    assert store.revision() == "0001"
+
+
+def test_bot_names_are_validated_unique_and_tokens_hashed(store: Store) -> None:
+    identity, token = store.create_bot("Alice_1")
+    assert store.authenticate("Alice_1", token) == identity
+    assert store.authenticate("Alice_1", token + "x") is None
+    with pytest.raises(ValueError) as taken:
+        store.create_bot("alice_1")
+    assert getattr(taken.value, "status", None) == 409
+    for bad in ("a", "-dash", "has space", "x" * 33, "house-fake"):
+        with pytest.raises(ValueError) as invalid:
+            store.create_bot(bad)
+        assert getattr(invalid.value, "status", None) == 422
+    with store.engine.connect() as conn:
+        stored = conn.execute(text("SELECT token_hash FROM players")).scalar_one()
+    assert token not in stored and len(stored) == 64
+
+
+def test_a_game_end_is_written_in_one_transaction(store: Store) -> None:
+    players = [store.create_bot(f"bot{i}")[0].id for i in range(3)]
+    store.start_game(
+        game_id="g1",
+        game="cunegonda",
+        rules_name="short",
+        rules={},
+        seed=1,
+        lobby="ranked",
+        rated=True,
+        instance="main",
+        seats=[(p, f"bot{i}", "bot") for i, p in enumerate(players)],
+    )
+    broken = FaultRow(0, players[0], 3, "play", "timeout", None)  # type: ignore[arg-type]
+    with pytest.raises(Exception, match="(?i)null|not null"):
+        store.finish_game(
+            "g1",
+            record={"x": 1},
+            result={"termination": "normal", "scores": [1, 2, 3], "places": [2, 1, 0]},
+            seats=[SeatOutcome(i, p, 1, False) for i, p in enumerate(players)],
+            fault_rows=[broken],
+            suspend_after=3,
+            suspend_window=5,
+            suspend_minutes=1,
+        )
+    # nothing of the failed end is visible: the game still runs, no places, no ratings
+    detail = store.game_detail("g1")
+    assert detail is not None and detail["status"] == "running"
+    assert all(s["place"] is None for s in detail["seats_detail"])
+    assert store.leaderboard("cunegonda", "short") == []
+    # and a good end writes everything together
+    _ = store.finish_game(
+        "g1",
+        record={"x": 1},
+        result={"termination": "normal", "scores": [1, 2, 3], "places": [2, 1, 0]},
+        seats=[SeatOutcome(i, p, 0, False) for i, p in enumerate(players)],
+        fault_rows=[],
+        suspend_after=3,
+        suspend_window=5,
+        suspend_minutes=1,
+    )
+    detail = store.game_detail("g1")
+    assert detail is not None and detail["status"] == "finished"
+    assert [s["place"] for s in detail["seats_detail"]] == [2, 1, 0]
+    board = store.leaderboard("cunegonda", "short")
+    assert [e["name"] for e in board] == ["bot2", "bot1", "bot0"]
+    assert store.record("g1") == {"x": 1}
+
+
+def test_ratings_follow_plackett_luce_and_recompute_rebuilds_them(store: Store) -> None:
+    rng = random.Random(5)
+    ids = [store.create_bot(f"r{i}")[0].id for i in range(5)]
+    expected = {p: INITIAL for p in ids}
+    for g in range(12):
+        players = rng.sample(ids, 4)
+        places = [0, 1, 2, 3]
+        rng.shuffle(places)
+        _play(store, f"game{g}", players, places)
+        after = rate([expected[p] for p in players], places)
+        expected.update(zip(players, after, strict=True))
+    board = {e["name"]: e for e in store.leaderboard("cunegonda", "short")}
+    for i, p in enumerate(ids):
+        mu, sigma = expected[p]
+        assert board[f"r{i}"]["rating"] == pytest.approx(conservative(mu, sigma), abs=1e-3)
+    before = store.leaderboard("cunegonda", "short")
+    with store.engine.begin() as conn:  # wreck the ratings table; recompute must restore it
+        conn.execute(text("UPDATE ratings SET mu = 0, games = 99"))
+    assert store.recompute_ratings() == 12
+    assert store.leaderboard("cunegonda", "short") == before
+
+
+def test_unfinished_games_are_marked_aborted(store: Store) -> None:
+    store.start_game(
+        game_id="left-over",
+        game="kuhhandel",
+        rules_name="classic",
+        rules={},
+        seed=1,
+        lobby="practice",
+        rated=False,
+        instance="main",
+        seats=[(None, "Ada", "guest")],
+    )
+    store.start_game(
+        game_id="other",
+        game="kuhhandel",
+        rules_name="classic",
+        rules={},
+        seed=1,
+        lobby="practice",
+        rated=False,
+        instance="elsewhere",
+        seats=[(None, "Bo", "guest")],
+    )
+    assert store.abort_unfinished("main") == 1
+    detail = store.game_detail("left-over")
+    assert detail is not None and detail["status"] == "aborted"
+    assert json.dumps(detail["result"]).count("aborted") == 1
+    other = store.game_detail("other")
+    assert other is not None and other["status"] == "running"  # another process's game
+
+
+def test_suspension_after_games_taken_over(store: Store) -> None:
+    pid = store.create_bot("faulty")[0].id
+    others = [store.create_bot(f"o{i}")[0].id for i in range(2)]
+    for g in range(2):
+        store.start_game(
+            game_id=f"f{g}",
+            game="cunegonda",
+            rules_name="short",
+            rules={},
+            seed=1,
+            lobby="practice",
+            rated=False,
+            instance="main",
+            seats=[(p, str(p), "bot") for p in [pid, *others]],
+        )
+        suspended = store.finish_game(
+            f"f{g}",
+            record={},
+            result={"termination": "normal", "scores": [0, 0, 0], "places": [0, 1, 2]},
+            seats=[
+                SeatOutcome(0, pid, 3, True),
+                *(SeatOutcome(i + 1, p, 0, False) for i, p in enumerate(others)),
+            ],
+            fault_rows=[FaultRow(0, pid, 1, "play", "timeout", "slow")],
+            suspend_after=2,
+            suspend_window=4,
+            suspend_minutes=1,
+        )
+    assert suspended == ["faulty"]
+    info = store.bot_detail("faulty")
+    assert info is not None and info["suspended"] is True
+    assert "timeout: slow" in info["suspension_reason"]
+    assert store.bot_detail("o0")["suspended"] is False  # type: ignore[index]

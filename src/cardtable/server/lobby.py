@@ -71,6 +71,10 @@ class PrivateTable:
     seats: int
     bots: list[str]
     members: list[Member] = field(default_factory=list)
+    #: Open auctions at this table close after this quiet period (``None``: the server's).
+    quiet_ms: int | None = None
+    #: Shown in the lobby listing (``GET /api/tables``) so anyone may take an open seat.
+    listed: bool = False
 
     @property
     def open_seats(self) -> int:
@@ -292,10 +296,15 @@ class Hub:
         if len(bots) > seats - 1:
             raise JoinError("bad_join", "leave at least one seat for the creator")
         self._check_bots(spec, bots)
+        quiet_ms = create.get("quiet_ms")
+        if quiet_ms is not None and (type(quiet_ms) is not int or not 500 <= quiet_ms <= 60000):
+            raise JoinError("bad_join", "quiet_ms is a whole number of ms from 500 to 60000")
         code = _invite_code()
         while code in self.private:
             code = _invite_code()
         table = PrivateTable(code, spec, rules, rules_name, seats, bots, [member])
+        table.quiet_ms = quiet_ms
+        table.listed = bool(create.get("listed", False))
         self.private[code] = table
         self.private_of[member.key] = code
         await self._private_changed(table)
@@ -316,7 +325,7 @@ class Hub:
             del self.private[table.invite]
             for m in table.members:
                 self.private_of.pop(m.key, None)
-            await self.start_table(
+            started = await self.start_table(
                 table.spec,
                 table.rules,
                 table.rules_name,
@@ -327,6 +336,9 @@ class Hub:
                 shuffle=True,
                 extra_meta={"invite": table.invite},
             )
+            if table.quiet_ms is not None:
+                # the table's task has not run yet: its first auction already uses this
+                started.quiet_s = table.quiet_ms / 1000.0
 
     def _check_bots(self, spec: GameSpec, bots: list[str]) -> None:
         for bot in bots:
@@ -364,7 +376,12 @@ class Hub:
         if game_id is not None:
             games = [g for g in games if g == game_id]
         for g in games:
-            self.tables[g].attach(self.seats_by_key[member.key][g], member.peer, since)
+            table = self.tables[g]
+            seat = self.seats_by_key[member.key][g]
+            if member.kind == "guest":
+                # a person who comes back takes the seat back from the house bot
+                table.seats[seat].taken_over = False
+            table.attach(seat, member.peer, since)
         return games
 
     def spectate(self, game_id: str, peer: Peer) -> bool:

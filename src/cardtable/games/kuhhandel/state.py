@@ -25,7 +25,7 @@ from cardtable.core.contract import (
     places_from_keys,
 )
 from cardtable.games.kuhhandel import actions as A
-from cardtable.games.kuhhandel.money import payment_problem, to_counts, to_notes, wallet_value
+from cardtable.games.kuhhandel.money import payment_problem, to_notes, wallet_value
 from cardtable.games.kuhhandel.rules import RuleSet
 
 # Stages: what the game waits for.
@@ -41,6 +41,9 @@ RAT = "rat"
 DIVIDE = "divide"
 OVER = "over"
 AUCTION_STAGES = (BID, SELL_OR_BUY)
+
+# Hot path: build Request/Event tuples without the Python-level NamedTuple constructor.
+_new = tuple.__new__
 
 
 class KuhhandelGame(Game):
@@ -139,6 +142,8 @@ class KuhhandelGame(Game):
             self._set_aside_duel_notes()
         self._pending: tuple[Request, ...] | None = None
         self._turn_choices: tuple[A.Action, ...] | None = None
+        # Every possible challenge, built once when first needed (actions are immutable values).
+        self._challenges: list[list[A.Challenge]] = []
         self._event("start", {"seats": seats, "first": first, "deck": len(deck)})
         self._begin_turn()
 
@@ -250,25 +255,37 @@ class KuhhandelGame(Game):
 
     def legal_trades(self, seat: int) -> list[A.Challenge]:
         """Every cow trade ``seat`` may start (§5.1): both own the species, neither completely."""
-        out = []
         mine = self.herds[seat]
+        owned = [k for k, c in enumerate(mine) if c]
         rats = self.rats
+        if not owned and not rats[seat]:
+            return []
+        out = []
+        challenges = self._challenges
+        if not challenges:
+            n = self._n_species
+            challenges = [[A.Challenge(o, k) for k in range(n + 1)] for o in range(self.seats)]
+            self._challenges = challenges
+        herds = self.herds
         for other in range(self.seats):
             if other == seat:
                 continue
-            theirs = self.herds[other]
-            for k in range(self._n_species):
-                # both own >= 1 card, so neither can own the whole set (§5.6)
-                if mine[k] and theirs[k]:
-                    out.append(A.Challenge(other, k))
+            theirs = herds[other]
+            row = challenges[other]
+            # both own >= 1 card, so neither can own the whole set (§5.6)
+            out.extend([row[k] for k in owned if theirs[k]])
             if rats[seat] and rats[other]:  # §9.4 rats are challenged like a species
-                out.append(A.Challenge(other, self._n_species))
+                out.append(row[self._n_species])
         return out
 
     def pending(self) -> Sequence[Request]:
         p = self._pending
         if p is None:
-            p = self._pending = self._build_pending()
+            if self.stage is BID and not self._open:  # the most frequent request by far
+                p = (self._bid_request(self._order[self._ask]),)
+            else:
+                p = self._build_pending()
+            self._pending = p
         return p
 
     def _build_pending(self) -> tuple[Request, ...]:
@@ -365,21 +382,17 @@ class KuhhandelGame(Game):
 
     def _bid_request(self, seat: int) -> Request:
         high = self.high
-        low = high + self._raise if high else self._raise
-        return Request(
-            seat,
-            BID,
-            None,
-            {
-                "card": self.card,
-                "high": high,
-                "high_bidder": self.high_bidder,
-                "min": low,
-                "max": self.caps.get(seat),
-                "round": self.bid_round,
-                "money": sum(map(mul, self.wallets[seat], self._notes)),
-            },
-        )
+        info = {
+            "card": self.card,
+            "high": high,
+            "high_bidder": self.high_bidder,
+            "min": high + self._raise if high else self._raise,
+            "max": self.caps.get(seat),
+            "round": self.bid_round,
+            "money": sum(map(mul, self.wallets[seat], self._notes)),
+        }
+        request: Request = _new(Request, (seat, BID, None, info))
+        return request
 
     def _open_bidders(self) -> list[int]:
         low = self.high + self._rules.min_raise if self.high else self._rules.min_raise
@@ -440,7 +453,7 @@ class KuhhandelGame(Game):
             raise IllegalAction(f"expected {wanted} now (stage {self.stage}), not {action.kind}")
 
     def _event(self, kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> None:
-        self._events.append(Event(kind, data, to))
+        self._events.append(_new(Event, (kind, data, to)))
 
     # ------------------------------------------------------------------ §3 turn
     def _begin_turn(self) -> None:
@@ -628,7 +641,7 @@ class KuhhandelGame(Game):
             raise IllegalAction(f"it is seat {expected}'s turn to bid, not seat {seat}'s")
         if isinstance(action, A.Pass):
             self.bids.append((seat, 0))
-            self._events.append(Event("pass", {"seat": seat}))
+            self._events.append(_new(Event, ("pass", {"seat": seat}, None)))
         elif isinstance(action, A.Bid):
             self._take_bid(seat, action.amount)
         else:
@@ -650,7 +663,7 @@ class KuhhandelGame(Game):
         self.high_bidder = seat
         self.round_bid = True
         self.bids.append((seat, amount))
-        self._events.append(Event("bid", {"seat": seat, "amount": amount}))
+        self._events.append(_new(Event, ("bid", {"seat": seat, "amount": amount}, None)))
 
     def _on_open_bid(self, seat: int, action: A.Action) -> None:
         """Open auctions (§4.3): any bidder at any time; the auctioneer knocks it down."""
@@ -736,11 +749,15 @@ class KuhhandelGame(Game):
         self._end_turn()
 
     def _own_notes(self, seat: int, notes: tuple[int, ...]) -> list[int]:
-        counts = to_counts(notes, self._notes)
-        if counts is None:
-            raise InvalidAction(
-                f"{list(notes)} holds a value that is not a note ({list(self._notes)})"
-            )
+        counts = [0] * len(self._notes)
+        index = self._note_index
+        for v in notes:
+            i = index.get(v)
+            if i is None:
+                raise InvalidAction(
+                    f"{list(notes)} holds a value that is not a note ({list(self._notes)})"
+                )
+            counts[i] += 1
         wallet = self.wallets[seat]
         for c, w in zip(counts, wallet, strict=True):
             if c > w:
@@ -811,7 +828,7 @@ class KuhhandelGame(Game):
         self._expect(action, A.Accept, A.Counter)
         offer = self.offer or ()
         c, o = self.challenger, self.opponent
-        offer_counts = to_counts(offer, self._notes) or []
+        offer_counts = self._own_notes(c, offer)
         if isinstance(action, A.Accept):
             self._event("accept", {"seat": seat})
             self._move_notes(c, o, offer_counts)

@@ -25,7 +25,7 @@ class RandomBot:
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
-        self.wallet: list[int] = []
+        self._bids: dict[int, A.Bid] = {}  # bids are immutable: reuse them
 
     def act(self, observation: Any, request: Request) -> A.Action:
         rng = self.rng
@@ -39,7 +39,10 @@ class RandomBot:
             cap = info["max"]
             if amount > info["money"] or (cap is not None and amount > cap):
                 amount = info["min"]
-            return A.Bid(amount)
+            bid = self._bids.get(amount)
+            if bid is None:
+                bid = self._bids[amount] = A.Bid(amount)
+            return bid
         if kind == "turn":
             choices: tuple[A.Action, ...] = request.choices or ()
             if choices[0] is A.AUCTION and len(choices) > 1:

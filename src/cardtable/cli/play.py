@@ -71,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
     )
     agents = build_agents(args.game, refs, args.seed)
     game = spec.new_game(rules, seats, args.seed)
+    for agent in agents:
+        if hasattr(agent, "check"):  # a person: let them retry instead of losing the game
+            agent.game = game  # type: ignore[attr-defined]
     human_seats = [i for i, r in enumerate(refs) if r == "human"]
     verbose = not args.json and not args.quiet
 

@@ -44,6 +44,7 @@ class Session:
         self.member: Member | None = None
         self.spectating: str | None = None
         self.closing = False
+        self._disconnected = False
         settings = hub.settings
         self._tokens = float(settings.flood_burst)
         self._rate = settings.flood_rate
@@ -81,6 +82,11 @@ class Session:
         writer = asyncio.create_task(self._writer())
         try:
             await self._read_loop()
+            if self.closing and not self._disconnected:
+                # read (and drop) what the client still sends until it answers our close: a
+                # socket closed with unread data resets, and the client would lose our error
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self._drain(), timeout=2.0)
         finally:
             if self.member is not None:
                 self.hub.forget(self.member.key, self)
@@ -94,6 +100,12 @@ class Session:
             with contextlib.suppress(asyncio.TimeoutError, Exception):
                 await asyncio.wait_for(writer, timeout=2.0)
             writer.cancel()
+
+    async def _drain(self) -> None:
+        while True:
+            frame = await self.ws.receive()
+            if frame["type"] == "websocket.disconnect":
+                return
 
     async def _writer(self) -> None:
         try:
@@ -114,8 +126,10 @@ class Session:
             try:
                 frame = await self.ws.receive()
             except (WebSocketDisconnect, RuntimeError):
+                self._disconnected = True
                 return
             if frame["type"] == "websocket.disconnect":
+                self._disconnected = True
                 return
             text = frame.get("text")
             if text is None:

@@ -32,6 +32,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="at most this long for the games under way to finish after --duration (default 60)",
     )
     p.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="every bot answers this long after a request (default 0: as fast as possible, "
+        "which saturates the machine)",
+    )
+    p.add_argument(
         "--threads",
         action="store_true",
         help="run each bot on its own thread (as `cardtable bot` does) instead of on the loop",
@@ -64,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
             grace=args.grace,
             bot=args.bot,
             threaded=args.threads,
+            think_ms=args.think_ms,
             progress=progress,
         )
     )

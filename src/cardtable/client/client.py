@@ -126,7 +126,8 @@ class Client:
     ``margin_ms`` is kept back from every deadline for the network; ``fallback=False`` sends
     nothing when the agent fails (the server's fallback then answers and records the fault).
     ``threaded=False`` calls the agent on the event loop: only for agents that answer in
-    microseconds (load tests).
+    microseconds (load tests). ``think_ms`` holds every answer back that long (never past the
+    deadline): a load test's stand-in for thinking time.
     """
 
     def __init__(
@@ -144,6 +145,7 @@ class Client:
         probe: Probe | None = None,
         open_timeout: float = 10.0,
         compression: str | None = None,
+        think_ms: float = 0.0,
     ) -> None:
         self.server = server
         self.hello = messages.hello(bot=name, token=token, guest=guest)
@@ -155,6 +157,7 @@ class Client:
         self.probe = probe
         self.open_timeout = open_timeout
         self.compression = compression
+        self.think_s = think_ms / 1000.0
         self.stats = ClientStats()
         #: The server's ``welcome`` message (``server_version``, ``you``...).
         self.welcome: dict[str, Any] = {}
@@ -555,6 +558,9 @@ class Client:
         seat.answers[request_id] = action
         if len(seat.answers) > 8:
             seat.answers.pop(next(iter(seat.answers)))
+        if self.think_s > 0:
+            # A paced answer (load tests): as if the agent had thought this long, without a thread.
+            await asyncio.sleep(max(0.0, min(self.think_s, self._budget(message, received))))
         sent = await self._send(messages.action(seat.game_id, request_id, action))
         if sent and self.probe is not None:
             self.probe.action_sent(seat.game_id, time.perf_counter())

@@ -73,6 +73,7 @@ class LoadReport:
     rules: str | None
     lobby: str
     bots: int
+    think_ms: float = 0.0
     connected: int = 0
     peak_seated: int = 0
     games: int = 0
@@ -107,6 +108,7 @@ class LoadReport:
             "rules": self.rules,
             "lobby": self.lobby,
             "bots": self.bots,
+            "think_ms": self.think_ms,
             "connected": self.connected,
             "peak_seated": self.peak_seated,
             "games": self.games,
@@ -137,7 +139,8 @@ class LoadReport:
             [
                 f"loadtest {self.game} ({self.rules or 'default rules'}, {self.lobby}) "
                 f"against {self.server}",
-                f"  bots {self.bots}, connected {self.connected}, "
+                f"  bots {self.bots} (answering after {self.think_ms:g} ms), "
+                f"connected {self.connected}, "
                 f"seated at once (peak) {self.peak_seated}",
                 f"  {self.games} games finished in {d['seconds']} s "
                 f"({d['games_per_minute']} games/min), {self.unfinished} unfinished",
@@ -219,6 +222,7 @@ async def run_load(
     grace: float = 60.0,
     bot: str = "random",
     threaded: bool = False,
+    think_ms: float = 0.0,
     tokens: dict[str, str] | None = None,
     connect_parallel: int = 25,
     progress: Any = None,
@@ -233,7 +237,7 @@ async def run_load(
         raise ValueError(f"--bots must be 1..{MAX_BOTS}")
     if not 0 < duration <= MAX_SECONDS or not 0 <= grace <= MAX_SECONDS:
         raise ValueError(f"--duration and --grace must be at most {MAX_SECONDS:.0f} s")
-    report = LoadReport(server, game, rules, lobby, bots)
+    report = LoadReport(server, game, rules, lobby, bots, think_ms=think_ms)
     say = progress or (lambda text: None)
     if tokens is None:
         run_id = secrets.token_hex(3)
@@ -251,6 +255,7 @@ async def run_load(
             name=name,
             token=tokens[name],
             threaded=threaded,
+            think_ms=think_ms,
             probe=probe,
             backoff=backoff,
         )

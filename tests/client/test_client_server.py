@@ -342,3 +342,44 @@ def test_cut_connection_reconnects_and_resumes_the_seat(server: Server) -> None:
     plays = [e for e in agent.events if e.kind == "play"]
     assert record["status"] == "finished"
     assert len(plays) == 3 * 52
+
+
+def test_loadtest_command_runs_and_reports_no_errors(server: Server) -> None:
+    """The benchmark command itself works (its figures are not checked: no timed tests)."""
+    out = subprocess.run(
+        [
+            CARDTABLE,
+            "loadtest",
+            "--server",
+            server.ws,
+            "--bots",
+            "8",
+            "--game",
+            "cunegonda",
+            "--rules",
+            "short",
+            "--duration",
+            "1",
+            "--grace",
+            "60",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    figures = json.loads(out.stdout)
+    assert figures["connected"] == 8 and figures["errors"] == {}
+    assert figures["games"] >= 2 and figures["unfinished_games"] == 0
+    assert figures["latency_samples"] > 0 and figures["decisions"] > 0
+
+
+def test_loadtest_refuses_other_machines() -> None:
+    out = subprocess.run(
+        [CARDTABLE, "loadtest", "--server", "ws://example.org:8000/ws", "--bots", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and "only targets this machine" in out.stderr

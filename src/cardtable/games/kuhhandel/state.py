@@ -256,7 +256,7 @@ class KuhhandelGame(Game):
     def legal_trades(self, seat: int) -> list[A.Challenge]:
         """Every cow trade ``seat`` may start (§5.1): both own the species, neither completely."""
         mine = self.herds[seat]
-        owned = [k for k, c in enumerate(mine) if c]
+        owned = [k for k in range(self._n_species) if mine[k]]
         rats = self.rats
         if not owned and not rats[seat]:
             return []
@@ -273,7 +273,9 @@ class KuhhandelGame(Game):
             theirs = herds[other]
             row = challenges[other]
             # both own >= 1 card, so neither can own the whole set (§5.6)
-            out.extend([row[k] for k in owned if theirs[k]])
+            for k in owned:
+                if theirs[k]:
+                    out.append(row[k])
             if rats[seat] and rats[other]:  # §9.4 rats are challenged like a species
                 out.append(row[self._n_species])
         return out

@@ -21,6 +21,7 @@ from cardtable.server.config import Settings
 from cardtable.server.connection import Session
 from cardtable.server.lobby import Hub
 from cardtable.server.store import Store
+from cardtable.server.web import install as install_web
 
 log = logging.getLogger("cardtable.server")
 
@@ -62,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.include_router(router)
+    install_web(app)  # the browser table: pages at /, static files at /static
 
     @app.websocket("/ws")
     async def native(websocket: WebSocket) -> None:

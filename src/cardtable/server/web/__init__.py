@@ -1,0 +1,244 @@
+"""The browser table: the pages at ``/`` and the few HTTP reads they need.
+
+The pages are static files (HTML, JavaScript modules, CSS) under ``static/``: no build step, no
+CDN. Every page route serves the same shell; ``static/app.js`` renders the page its path names.
+People play through the native WebSocket protocol (``/ws``) like bots do, so a page only ever
+receives what its seat may see.
+
+HTTP reads added here (all public information):
+
+- ``GET /api/tables``: running tables and listed private tables with open seats (the lobby).
+- ``GET /api/tables/{id}/public``: the public observation of a running table, who holds each
+  seat (a person, a bot, or the house bot playing for someone away) and the quiet period.
+- ``GET /api/games/{id}/replay``: an ended game re-simulated step by step, with every seat's
+  private view revealed (the game is over, nothing is secret any more).
+- ``GET /api/docs-pages`` and ``/api/docs-pages/{name}``: the project's ``docs/*.md``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, PlainTextResponse
+from starlette.staticfiles import StaticFiles
+
+from cardtable.core import Record, RecordError, game_spec
+from cardtable.server.lobby import Hub
+from cardtable.server.store.db import Store
+
+STATIC = Path(__file__).parent / "static"
+#: ``docs/`` of a source checkout (src layout); absent in an installed wheel.
+DOCS = Path(__file__).resolve().parents[4] / "docs"
+#: Page routes: each serves the shell, the script renders the page.
+PAGES = (
+    "/",
+    "/table/{game_id}",
+    "/watch/{game_id}",
+    "/replay",
+    "/replay/{game_id}",
+    "/leaderboard",
+    "/register",
+    "/docs-pages",
+    "/docs-pages/{name}",
+)
+_DOC_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+router = APIRouter()
+
+
+def install(app: FastAPI) -> None:
+    """Add the pages, the static files and the web reads to ``app``."""
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+
+def _hub(request: Request) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+def _shell() -> FileResponse:
+    # no-cache: a new server version must never run an old script against a new protocol
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+for _path in PAGES:
+    router.add_api_route(_path, _shell, methods=["GET"], include_in_schema=False)
+
+
+# The reads that touch running tables are ``async``: they run on the event loop thread that
+# drives the tables, so they never see a table half way through a change.
+
+
+@router.get("/api/tables", summary="Running tables and listed private tables with open seats")
+async def tables(request: Request) -> dict[str, Any]:
+    hub = _hub(request)
+    running: list[dict[str, Any]] = []
+    for table in list(hub.tables.values()):
+        running.append(
+            {
+                "id": table.id,
+                "game": table.spec.name,
+                "rules": table.setup.rules_name,
+                "lobby": table.setup.lobby,
+                "rated": table.setup.rated,
+                "names": list(table.names),
+                "seats": [_seat_json(s) for s in table.seats],
+                "started_at": table.started_at,
+                "running_s": round(time.time() - table.started_at, 1),
+            }
+        )
+    running.sort(key=lambda t: -t["started_at"])
+    waiting = [
+        {
+            "invite": p.invite,
+            "game": p.spec.name,
+            "rules": p.rules_name or "custom",
+            "seats": p.seats,
+            "players": [m.name for m in p.members] + [f"house-{b}" for b in p.bots],
+            "open_seats": p.open_seats,
+            "quiet_ms": p.quiet_ms,
+        }
+        for p in list(hub.private.values())
+        if p.listed and p.open_seats > 0
+    ]
+    return {"running": running, "waiting": waiting}
+
+
+def _seat_json(seat: Any) -> dict[str, Any]:
+    away = seat.kind != "house" and (seat.taken_over or seat.conn is None)
+    return {
+        "name": seat.name,
+        "kind": seat.kind,
+        "house": seat.house,
+        "away": away,
+        "taken_over": seat.taken_over,
+    }
+
+
+@router.get("/api/tables/{game_id}/public", summary="The public view of a running table")
+async def table_public(game_id: str, request: Request) -> dict[str, Any]:
+    hub = _hub(request)
+    table = hub.tables.get(game_id)
+    if table is None or not table.running:
+        raise HTTPException(404, f"no running table {game_id!r}")
+    return {
+        "id": table.id,
+        "game": table.spec.name,
+        "rules_name": table.setup.rules_name,
+        "names": list(table.names),
+        "seats": [_seat_json(s) for s in table.seats],
+        # observe_json(None) is the spectator's view: public information only
+        "observation": table.game.observe_json(None),
+        "events_seen": table.seen,
+        "quiet_ms": int(table.quiet_s * 1000),
+    }
+
+
+@router.get("/api/games/{game_id}/replay", summary="An ended game step by step, all revealed")
+def game_replay(game_id: str, request: Request) -> dict[str, Any]:
+    store: Store = request.app.state.store
+    data = store.record(game_id)
+    if data is None:
+        raise HTTPException(404, f"no ended game {game_id!r}")
+    try:
+        record = Record.from_json(data)
+        return replay_frames(record)
+    except (RecordError, ValueError) as exc:
+        raise HTTPException(422, f"the record of {game_id} does not replay: {exc}") from None
+
+
+def replay_frames(record: Record) -> dict[str, Any]:
+    """Re-simulate ``record``: one frame before the first action and one after each action.
+
+    A frame holds the events of that step (private ones too), the public observation and, per
+    seat, the fields of its own observation that differ from the public one (its wallet or hand).
+    Only for ended games: this reveals everything.
+    """
+    spec = game_spec(record.game)
+    rules = spec.rules_from_json(record.rules)
+    game = spec.new_game(rules, record.seats, record.seed)
+    names = list(record.names) or [f"seat {i}" for i in range(record.seats)]
+    frames = [_frame(game, record.seats, None, None, 0)]
+    seen = len(game.events(0))
+    for i, (seat, data) in enumerate(record.actions):
+        try:
+            game.apply(seat, game.action_from_json(data))
+        except ValueError as exc:
+            raise RecordError(f"action {i} ({data!r} by seat {seat}): {exc}") from exc
+        frames.append(_frame(game, record.seats, seat, data, seen))
+        seen = len(game.events(0))
+    return {
+        "game": record.game,
+        "rules": dict(record.rules),
+        "seats": record.seats,
+        "names": names,
+        "result": record.result.to_json() if record.result else None,
+        "meta": dict(record.meta or {}),
+        "frames": frames,
+    }
+
+
+def _frame(game: Any, seats: int, seat: int | None, action: Any, since: int) -> dict[str, Any]:
+    public = game.observe_json(None)
+    private = []
+    for s in range(seats):
+        own = game.observe_json(s)
+        private.append({k: v for k, v in own.items() if k != "seat" and public.get(k) != v})
+    events = [
+        {
+            "index": since + i,
+            "kind": e.kind,
+            "data": dict(e.data),
+            "to": None if e.to is None else list(e.to),
+        }
+        for i, e in enumerate(game.events(since))
+    ]
+    return {"seat": seat, "action": action, "events": events, "public": public, "private": private}
+
+
+_SHOT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\.png$")
+
+
+@router.get("/docs-pages/screenshots/{name}", include_in_schema=False)
+def docs_screenshot(name: str) -> FileResponse:
+    path = DOCS / "screenshots" / name
+    if not _SHOT_NAME.match(name) or not path.is_file():
+        raise HTTPException(404, f"no screenshot {name!r}")
+    return FileResponse(path, media_type="image/png")
+
+
+@router.get("/api/docs-pages", summary="The project's documentation pages")
+def docs_pages() -> dict[str, Any]:
+    if not DOCS.is_dir():
+        return {"pages": []}
+    pages = []
+    for path in sorted(DOCS.glob("*.md")):
+        title = path.stem
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("# "):
+                title = line[2:].strip()
+                break
+        pages.append({"name": path.stem, "title": title})
+    return {"pages": pages}
+
+
+@router.get(
+    "/api/docs-pages/{name}",
+    summary="One documentation page as Markdown",
+    response_class=PlainTextResponse,
+)
+def docs_page(name: str) -> PlainTextResponse:
+    # a fixed name pattern and a directory listing: no path from a client reaches the disk
+    if not _DOC_NAME.match(name) or not DOCS.is_dir():
+        raise HTTPException(404, f"no page {name!r}")
+    known = {p.stem: p for p in DOCS.glob("*.md")}
+    if name not in known:
+        raise HTTPException(404, f"no page {name!r}")
+    return PlainTextResponse(
+        known[name].read_text(encoding="utf-8"), media_type="text/markdown; charset=utf-8"
+    )

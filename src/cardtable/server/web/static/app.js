@@ -1,0 +1,82 @@
+// The single-page app: a tiny router over the page routes the server serves (see
+// cardtable/server/web/__init__.py). Moving between pages keeps the WebSocket open, so a person
+// walking from the lobby to the table never leaves the seat.
+
+import { clear, h } from "./dom.js";
+import { session } from "./session.js";
+import { renderLobby } from "./lobby.js";
+import { renderSeat, renderWatch } from "./table.js";
+import { renderReplay, renderReplayList } from "./replay.js";
+import { renderLeaderboard } from "./leaderboard.js";
+import { renderRegister } from "./register.js";
+import { renderDocs } from "./docs.js";
+
+const ROUTES = [
+  [/^\/$/, (main) => renderLobby(main, navigate), "Lobby"],
+  [/^\/table\/([\w-]+)$/, (main, id) => renderSeat(main, id, navigate), "Table"],
+  [/^\/watch\/([\w-]+)$/, (main, id) => renderWatch(main, id), "Watching"],
+  [/^\/replay\/?$/, (main) => renderReplayList(main), "Replays"],
+  [/^\/replay\/([\w-]+)$/, (main, id) => renderReplay(main, id), "Replay"],
+  [/^\/leaderboard\/?$/, (main) => renderLeaderboard(main), "Leaderboard"],
+  [/^\/register\/?$/, (main) => renderRegister(main), "Register a bot"],
+  [/^\/docs-pages(?:\/([\w-]+))?\/?$/, (main, name) => renderDocs(main, name), "Docs"],
+];
+
+let cleanup = null;
+
+function route() {
+  const main = document.getElementById("main");
+  if (cleanup) { try { cleanup(); } catch (err) { console.error(err); } cleanup = null; }
+  const path = location.pathname;
+  for (const [pattern, render, title] of ROUTES) {
+    const m = path.match(pattern);
+    if (m) {
+      document.title = `${title} · cardtable`;
+      cleanup = render(main, ...m.slice(1).map((x) => (x === undefined ? undefined : decodeURIComponent(x)))) || null;
+      markNav(path);
+      return;
+    }
+  }
+  clear(main).appendChild(h("p", {}, "No such page. ", h("a", { href: "/" }, "Back to the lobby")));
+}
+
+function markNav(path) {
+  for (const a of document.querySelectorAll("header nav a")) {
+    const href = a.getAttribute("href");
+    const here = href === "/" ? path === "/" : path.startsWith(href);
+    if (here) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+  }
+}
+
+export function navigate(path, { replace = false } = {}) {
+  if (path === location.pathname) { route(); return; }
+  if (replace) history.replaceState({}, "", path); else history.pushState({}, "", path);
+  route();
+  const main = document.getElementById("main");
+  if (main) main.focus({ preventScroll: true });
+  window.scrollTo(0, 0);
+}
+
+// same-origin links to our pages navigate in place (the WebSocket stays open)
+document.addEventListener("click", (ev) => {
+  if (ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+  const a = ev.target.closest("a[href]");
+  if (!a || a.target || a.hasAttribute("download")) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin) return;
+  if (url.pathname.startsWith("/api/") || url.pathname.startsWith("/static/") || url.pathname === "/docs") return;
+  if (!ROUTES.some(([p]) => p.test(url.pathname))) return;
+  ev.preventDefault();
+  navigate(url.pathname + url.search);
+});
+
+window.addEventListener("popstate", route);
+
+function showWho() {
+  const el = document.getElementById("who");
+  if (!el) return;
+  el.textContent = session.connected ? `${session.you.name}${session.you.kind === "guest" ? "" : " (bot)"}` : "";
+}
+session.on((kind) => { if (kind === "welcome" || kind === "closed") showWho(); });
+
+route();

@@ -1,0 +1,80 @@
+// Small DOM helpers: every text goes through textContent, never innerHTML.
+
+/** h("button", {class: "x", onclick: f, "aria-label": "..."}, "text", child, [more]) */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === "class") {
+      el.className = value;
+    } else if (key === "dataset") {
+      Object.assign(el.dataset, value);
+    } else if (key === "style" && typeof value === "object") {
+      Object.assign(el.style, value);
+    } else if (value === true) {
+      el.setAttribute(key, "");
+    } else {
+      el.setAttribute(key, String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else if (child instanceof Node) el.appendChild(child);
+    else el.appendChild(document.createTextNode(String(child)));
+  }
+}
+
+/** SVG elements (the rating chart). */
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value !== undefined && value !== null) el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    el.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+export function clear(el) {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  return el;
+}
+
+let toastTimer = null;
+/** A short message in the polite live region (and visible at the bottom). */
+export function toast(text, kind = "info") {
+  const el = document.getElementById("toast");
+  if (!el) return;
+  el.textContent = text;
+  el.className = `toast show ${kind}`;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.className = "toast"; }, kind === "error" ? 8000 : 4000);
+}
+
+export async function getJSON(path) {
+  const reply = await fetch(path, { headers: { Accept: "application/json" } });
+  if (!reply.ok) {
+    let detail = `${reply.status} ${reply.statusText}`;
+    try { detail = (await reply.json()).detail || detail; } catch (_) { /* not JSON */ }
+    throw new Error(typeof detail === "string" ? detail : JSON.stringify(detail));
+  }
+  return reply.json();
+}
+
+export function plural(n, word, many = word + "s") {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+export function seconds(ms) {
+  return `${Math.max(0, Math.ceil(ms / 1000))} s`;
+}

@@ -1,0 +1,104 @@
+// The leaderboard per game and rule set, with each bot's rating history drawn as inline SVG.
+
+import { h, svg, clear, getJSON } from "./dom.js";
+
+const COLORS = ["#1f6f4a", "#b3261e", "#1d4ed8", "#a16207", "#7c3aed", "#0f766e", "#be185d", "#4b5563"];
+const CHART_BOTS = 8;
+
+export function renderLeaderboard(main) {
+  const game = h("select", { id: "lb-game" });
+  const rules = h("select", { id: "lb-rules" });
+  const board = h("div", { "aria-live": "polite" });
+  const chart = h("div", { class: "chart-box" });
+  clear(main).append(h("h1", {}, "Leaderboard"),
+    h("p", { class: "lead" }, "Ratings are μ − 3σ (openskill, Plackett-Luce) from ranked games, per game and rule set."),
+    h("form", { class: "row", onsubmit: (ev) => ev.preventDefault() },
+      h("div", { class: "field" }, h("label", { for: "lb-game" }, "Game"), game),
+      h("div", { class: "field" }, h("label", { for: "lb-rules" }, "Rule set"), rules)),
+    board, chart);
+  let lobbies = null;
+  const load = async () => {
+    clear(board).appendChild(h("p", { class: "muted" }, "Loading…"));
+    clear(chart);
+    const data = await getJSON(`/api/leaderboard?game=${encodeURIComponent(game.value)}&rules=${encodeURIComponent(rules.value)}`);
+    clear(board);
+    if (!data.entries.length) {
+      board.appendChild(h("p", {}, `No rated game of ${data.game} (${data.rules}) yet.`));
+      return;
+    }
+    board.appendChild(h("div", { class: "table-wrap" }, h("table", { class: "leaderboard" },
+      h("caption", {}, `${data.game} · ${data.rules}`),
+      h("thead", {}, h("tr", {}, ["#", "Bot", "Rating", "μ", "σ", "Games", "Wins", "Last played"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, data.entries.map((e) => h("tr", {},
+        h("td", {}, String(e.rank)), h("th", { scope: "row" }, e.name, e.kind === "house" ? h("span", { class: "tag" }, "house") : null),
+        h("td", {}, e.rating.toFixed(2)), h("td", {}, e.mu.toFixed(2)), h("td", {}, e.sigma.toFixed(2)),
+        h("td", {}, String(e.games)), h("td", {}, String(e.wins)),
+        h("td", {}, e.last_played ? new Date(e.last_played).toLocaleString() : "")))))));
+    const top = data.entries.slice(0, CHART_BOTS);
+    const details = await Promise.all(top.map((e) => getJSON(`/api/bots/${encodeURIComponent(e.name)}`).catch(() => null)));
+    const series = top.map((e, i) => ({
+      name: e.name,
+      color: COLORS[i % COLORS.length],
+      points: ((details[i] && details[i].rating_history) || [])
+        .filter((p) => p.game === data.game && p.rules === data.rules)
+        .map((p) => ({ t: Date.parse(p.at), r: p.rating })),
+    })).filter((s) => s.points.length);
+    clear(chart).appendChild(ratingChart(series, `${data.game} · ${data.rules}`));
+  };
+  const fillRules = () => {
+    const info = lobbies.games[game.value];
+    clear(rules).append(...info.presets.map((p) => h("option", { value: p, selected: p === info.default_rules }, p)));
+  };
+  game.addEventListener("change", () => { fillRules(); load(); });
+  rules.addEventListener("change", load);
+  getJSON("/api/lobbies").then((data) => {
+    lobbies = data;
+    clear(game).append(...Object.keys(data.games).map((g) => h("option", { value: g }, g)));
+    fillRules();
+    load();
+  }).catch((err) => board.appendChild(h("p", { class: "error" }, err.message)));
+}
+
+/** A line chart of rating over time, one line per bot; drawn by hand as SVG. */
+export function ratingChart(series, title) {
+  const W = 720, H = 320, L = 52, R = 16, T = 16, B = 40;
+  if (!series.length) return h("p", { class: "muted" }, "No rating history to draw yet.");
+  const all = series.flatMap((s) => s.points);
+  let t0 = Math.min(...all.map((p) => p.t)), t1 = Math.max(...all.map((p) => p.t));
+  if (t1 === t0) { t0 -= 1000; t1 += 1000; }
+  let r0 = Math.min(0, ...all.map((p) => p.r)), r1 = Math.max(...all.map((p) => p.r));
+  if (r1 - r0 < 1) r1 = r0 + 1;
+  const pad = (r1 - r0) * 0.08;
+  r0 -= pad; r1 += pad;
+  const x = (t) => L + ((t - t0) / (t1 - t0)) * (W - L - R);
+  const y = (r) => T + (1 - (r - r0) / (r1 - r0)) * (H - T - B);
+  const ticks = niceTicks(r0, r1, 5);
+  const desc = series.map((s) => `${s.name}: from ${s.points[0].r.toFixed(1)} to ${s.points[s.points.length - 1].r.toFixed(1)} over ${s.points.length} games`).join("; ");
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": `Rating history, ${title}. ${desc}` },
+    svg("title", {}, `Rating history, ${title}`),
+    ticks.map((v) => svg("g", {},
+      svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }),
+      svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, v.toFixed(Math.abs(v) < 10 ? 1 : 0)))),
+    svg("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis-line" }),
+    svg("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis-line" }),
+    svg("text", { x: L, y: H - B + 18, class: "axis" }, new Date(t0).toLocaleString()),
+    svg("text", { x: W - R, y: H - B + 18, "text-anchor": "end", class: "axis" }, new Date(t1).toLocaleString()),
+    svg("text", { x: 12, y: T + (H - T - B) / 2, class: "axis", transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle" }, "rating (μ − 3σ)"),
+    series.map((s) => svg("g", { "data-bot": s.name },
+      svg("polyline", { points: s.points.map((p) => `${x(p.t).toFixed(1)},${y(p.r).toFixed(1)}`).join(" "), fill: "none", stroke: s.color, "stroke-width": 2.5, "stroke-linejoin": "round" }),
+      s.points.map((p) => svg("circle", { cx: x(p.t).toFixed(1), cy: y(p.r).toFixed(1), r: 3, fill: s.color },
+        svg("title", {}, `${s.name}: ${p.r.toFixed(2)} at ${new Date(p.t).toLocaleString()}`))))));
+  const legend = h("ul", { class: "legend", "aria-label": "Bots in the chart" }, series.map((s) =>
+    h("li", {}, h("span", { class: "swatch", style: { background: s.color }, "aria-hidden": "true" }), `${s.name} (${s.points[s.points.length - 1].r.toFixed(2)})`)));
+  return h("figure", { class: "chart-figure" }, chart, legend, h("figcaption", {}, `Rating after each ranked game, ${title}.`));
+}
+
+function niceTicks(lo, hi, n) {
+  const span = hi - lo;
+  const step0 = span / n;
+  const mag = 10 ** Math.floor(Math.log10(step0));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => span / s <= n) || 10 * mag;
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9; v += step) out.push(Math.round(v / step) * step);
+  return out;
+}

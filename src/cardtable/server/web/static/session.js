@@ -1,0 +1,264 @@
+// The person's connection: one native-protocol WebSocket per tab, shared by every page of the
+// single-page app so that moving from the lobby to the table never drops the seat.
+//
+// A guest keeps its display name and resume token in localStorage: after a reload the page says
+// hello with the same token, and the server offers the running games to resume.
+
+const PROTOCOL = 1;
+const STORE_KEY = "cardtable.identity";
+
+export function wsUrl() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/ws`;
+}
+
+/** Everything one seat has been told about one game. */
+export class GameStore {
+  constructor(id) {
+    this.id = id;
+    this.start = null; // game_start
+    this.events = new Map(); // index -> {kind, data}
+    this.requests = new Map(); // request_id -> request message (+ receivedAt)
+    this.end = null; // game_end
+    this.rejections = []; // readable messages
+    this.notices = []; // server errors such as taken_over
+    this.takenOver = false;
+    this.left = false;
+    this.lastIndex = -1;
+    this.requestObs = null; // observation of the latest request, with the event count it saw
+    this.version = 0;
+  }
+
+  sortedEvents() {
+    return [...this.events.entries()].sort((a, b) => a[0] - b[0]);
+  }
+}
+
+export class Session {
+  constructor() {
+    this.ws = null;
+    this.you = null;
+    this.welcomeGames = [];
+    this.games = new Map();
+    this.current = null; // id of the game this tab plays
+    this.waiting = null; // a private table we wait at (the "table" message)
+    this.listeners = new Set();
+    this.connecting = null;
+    this.wantOpen = false;
+    this.retry = 0;
+  }
+
+  static saved() {
+    try { return JSON.parse(localStorage.getItem(STORE_KEY) || "null"); } catch (_) { return null; }
+  }
+
+  static forget() {
+    localStorage.removeItem(STORE_KEY);
+  }
+
+  get connected() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN && this.you !== null;
+  }
+
+  on(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit(kind, data) {
+    for (const fn of [...this.listeners]) {
+      try { fn(kind, data); } catch (err) { console.error(err); }
+    }
+  }
+
+  game(id) {
+    let store = this.games.get(id);
+    if (!store) {
+      store = new GameStore(id);
+      this.games.set(id, store);
+    }
+    return store;
+  }
+
+  /** Connect as a guest ({kind: "guest", name, token?}) or a bot ({kind: "bot", name, token}). */
+  connect(identity) {
+    if (this.connecting) return this.connecting;
+    this.wantOpen = true;
+    this.identity = identity;
+    this.connecting = new Promise((resolve, reject) => {
+      const ws = new WebSocket(wsUrl());
+      this.ws = ws;
+      let welcomed = false;
+      ws.addEventListener("open", () => {
+        const hello = { type: "hello", protocol: PROTOCOL };
+        if (identity.kind === "bot") {
+          hello.bot = identity.name;
+          hello.token = identity.token;
+        } else {
+          hello.guest = identity.name;
+          if (identity.token) hello.token = identity.token;
+        }
+        ws.send(JSON.stringify(hello));
+      });
+      ws.addEventListener("message", (frame) => {
+        let msg;
+        try { msg = JSON.parse(frame.data); } catch (_) { return; }
+        if (msg.type === "welcome") {
+          welcomed = true;
+          this.retry = 0;
+          this.you = msg.you;
+          this.welcomeGames = msg.games || [];
+          const saved = { kind: msg.you.kind, name: msg.you.name };
+          saved.token = msg.you.kind === "guest" ? msg.you.resume_token : identity.token;
+          localStorage.setItem(STORE_KEY, JSON.stringify(saved));
+          this.identity = saved;
+          this.connecting = null;
+          resolve(msg);
+          this.emit("welcome", msg);
+          return;
+        }
+        if (!welcomed && msg.type === "error") {
+          this.wantOpen = false;
+          this.connecting = null;
+          reject(new Error(msg.reason));
+          return;
+        }
+        this.handle(msg);
+      });
+      ws.addEventListener("close", (ev) => {
+        const wasOpen = welcomed;
+        this.ws = null;
+        this.you = null;
+        this.connecting = null;
+        if (!welcomed) reject(new Error(ev.reason || "the server closed the connection"));
+        this.emit("closed", { code: ev.code, reason: ev.reason });
+        if (this.wantOpen && wasOpen && ev.code !== 1008) this.reconnectLater();
+      });
+    });
+    return this.connecting;
+  }
+
+  reconnectLater() {
+    const delay = Math.min(8000, 500 * 2 ** this.retry++);
+    setTimeout(() => {
+      if (!this.wantOpen || this.ws) return;
+      this.connect(this.identity).then((welcome) => {
+        // take our seats back: events from where we are, the open requests again
+        for (const id of welcome.games || []) this.resume(id);
+      }).catch(() => this.reconnectLater());
+    }, delay);
+  }
+
+  disconnect() {
+    this.wantOpen = false;
+    if (this.ws) this.ws.close(1000, "bye");
+  }
+
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+      throw new Error("not connected to the server");
+    }
+    this.ws.send(JSON.stringify(message));
+  }
+
+  resume(gameId) {
+    const store = this.game(gameId);
+    store.takenOver = false;
+    store.left = false;
+    this.send({ type: "resume", game_id: gameId, since: store.lastIndex + 1 });
+  }
+
+  act(gameId, requestId, action) {
+    const store = this.game(gameId);
+    const req = store.requests.get(requestId);
+    this.send({ type: "action", game_id: gameId, request_id: requestId, action });
+    // the request is answered: it leaves the panel at once (a rejection says so if not)
+    store.requests.delete(requestId);
+    store.lastAction = { request: req, action };
+    store.version++;
+    this.emit("game", store);
+  }
+
+  handle(msg) {
+    switch (msg.type) {
+      case "table":
+        this.waiting = msg;
+        this.emit("table", msg);
+        return;
+      case "waiting":
+        this.emit("waiting", msg);
+        return;
+      case "game_start": {
+        const store = this.game(msg.game_id);
+        store.start = msg;
+        this.waiting = null;
+        const isNew = this.current !== msg.game_id;
+        this.current = msg.game_id;
+        store.version++;
+        this.emit("game_start", store);
+        if (isNew) this.emit("game", store);
+        return;
+      }
+      case "event": {
+        const store = this.game(msg.game_id);
+        if (!store.events.has(msg.index)) {
+          store.events.set(msg.index, msg.event);
+          store.lastIndex = Math.max(store.lastIndex, msg.index);
+          store.version++;
+          this.emit("event", { store, index: msg.index, event: msg.event });
+          this.emit("game", store);
+        }
+        return;
+      }
+      case "request": {
+        const store = this.game(msg.game_id);
+        msg.receivedAt = performance.now();
+        store.requests.set(msg.request_id, msg);
+        store.requestObs = { observation: msg.observation, lastIndex: store.lastIndex, at: msg.receivedAt };
+        store.version++;
+        this.emit("game", store);
+        return;
+      }
+      case "cancel": {
+        const store = this.game(msg.game_id || this.current);
+        store.requests.delete(msg.request_id);
+        store.version++;
+        this.emit("game", store);
+        return;
+      }
+      case "rejected": {
+        const store = this.game(msg.game_id || this.current);
+        store.requests.delete(msg.request_id);
+        store.rejections.push({ code: msg.code, reason: msg.reason, at: Date.now() });
+        store.version++;
+        this.emit("rejected", { store, message: msg });
+        this.emit("game", store);
+        return;
+      }
+      case "game_end": {
+        const store = this.game(msg.game_id);
+        store.end = msg;
+        store.requests.clear();
+        store.version++;
+        this.emit("game", store);
+        return;
+      }
+      case "error": {
+        if (msg.code === "taken_over" && this.current) {
+          const store = this.game(this.current);
+          store.takenOver = true;
+          store.notices.push(msg.reason);
+          store.version++;
+          this.emit("game", store);
+        }
+        this.emit("error", msg);
+        return;
+      }
+      default:
+        this.emit(msg.type, msg);
+    }
+  }
+}
+
+/** The one session of this tab. */
+export const session = new Session();

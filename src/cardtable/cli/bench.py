@@ -20,6 +20,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--env",
+        action="store_true",
+        help="also measure the RL environment (needs cardtable[rl]): env steps/s beside "
+        "the engine's decisions/s",
+    )
+    p.add_argument("--env-games", type=int, default=None, help="games for --env (default --games)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         "us_per_decision": round(elapsed / max(decisions, 1) * 1e6, 2),
         "terminations": terminations,
     }
+    if getattr(args, "env", False):
+        out.update(_env_speed(args, rules, seats, out["decisions_per_second"]))
     if args.json:
         print(json.dumps(out, indent=1))
     else:
@@ -65,4 +74,32 @@ def run(args: argparse.Namespace) -> int:
             f"{out['decisions_per_second']} decisions/s, {out['us_per_decision']} µs/decision\n"
             f"  terminations: {terminations}"
         )
+        if "env_steps_per_second" in out:
+            print(
+                f"RL environment, {out['env_games']} games, uniform masked policy: "
+                f"{out['env_steps_per_second']} env steps/s ({out['env_us_per_step']} µs/step, "
+                f"{out['env_steps_per_decision']} steps/decision)\n"
+                f"  engine with an observation per decision: "
+                f"{out['observed_decisions_per_second']} decisions/s\n"
+                f"  env steps/s ÷ engine decisions/s: {out['env_vs_engine']} "
+                f"(÷ observed: {out['env_vs_observed']})"
+            )
     return 0
+
+
+def _env_speed(
+    args: argparse.Namespace, rules: object, seats: int, decisions_per_second: float
+) -> dict[str, object]:
+    """The RL section of the report (see cardtable.rl.speed)."""
+    from cardtable.rl.speed import measure_env, measure_observed
+
+    games = args.env_games or args.games
+    env = measure_env(args.game, rules, seats, games, args.seed)
+    observed = measure_observed(args.game, rules, seats, games, args.seed)
+    env_rate = env["env_steps_per_second"]
+    return {
+        **env,
+        **observed,
+        "env_vs_engine": round(env_rate / max(decisions_per_second, 1), 2),
+        "env_vs_observed": round(env_rate / max(observed["observed_decisions_per_second"], 1), 2),
+    }

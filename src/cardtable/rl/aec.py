@@ -1,0 +1,187 @@
+"""PettingZoo AEC environments for Kuhhandel (every rule set) and Cunegonda.
+
+>>> from cardtable.rl import kuhhandel_env
+>>> env = kuhhandel_env(rules="master", seats=4)
+>>> env.reset(seed=7)
+>>> obs, reward, terminated, truncated, info = env.last()
+>>> sorted(obs)
+['action_mask', 'observation']
+
+Agents are ``seat_0`` … ``seat_{n-1}`` (the engine's seats). ``agent_selection`` is the seat
+the engine asks (see :mod:`cardtable.rl.table` for simultaneous requests); a compound answer
+(a payment, an offer, a Cunegonda pass, a bid beyond the first menu) takes several steps of the
+same agent. Observations are ``{"observation": float32 vector, "action_mask": int8 mask}`` built
+from the seat's own engine observation only; the action space is ``Discrete`` and documented in
+:mod:`cardtable.rl.kuhhandel` and :mod:`cardtable.rl.cunegonda`. Rewards are 0 until the game
+ends, then :func:`cardtable.rl.rewards.final_rewards` for every seat at once. A game ended by a
+rule-set cap (Kuhhandel's ``max_turns``) is *truncated*, every other end *terminated*; ``infos``
+then carry the engine's result. ``reset(seed=s)`` plays the engine game with seed ``s`` (so
+``env.game.record()`` replays on the server's engine); ``reset()`` without a seed draws the next
+seed from the last one given. ``render()`` returns the new events in words (``render_mode``
+``"ansi"``; ``"human"`` prints them).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+
+from cardtable.core.contract import Game, Termination
+from cardtable.rl.rewards import DEFAULT_SCALE, SCHEMES, final_rewards
+from cardtable.rl.table import Table
+
+RENDER_MODES = ["ansi", "human"]
+
+
+def observation_space(n_obs: int, n_actions: int) -> spaces.Dict:
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(-np.inf, np.inf, (n_obs,), np.float32),
+            "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
+        }
+    )
+
+
+class CardtableEnv(AECEnv):  # type: ignore[misc]
+    """The AEC environment of one game, rule set and seat count (see the module docstring)."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": RENDER_MODES,
+        "name": "cardtable",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        game: str,
+        rules: Any = None,
+        seats: int | None = None,
+        *,
+        reward: str = "rank",
+        reward_scale: float | None = None,
+        overbid: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if reward not in SCHEMES:
+            raise ValueError(f"unknown reward scheme {reward!r} (known: {', '.join(SCHEMES)})")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES}")
+        self.table = Table(game, rules, seats, overbid=overbid)
+        self.codec = self.table.codec
+        self.reward_scheme = reward
+        self.reward_scale = reward_scale or DEFAULT_SCALE.get(game, 1.0)
+        self.render_mode = render_mode
+        name = getattr(self.table.rules, "name", None) or f"{self.table.rules.rounds}-rounds"
+        self.metadata = {**self.metadata, "name": f"cardtable_{game}_{name}"}
+        n = self.table.seats
+        self.possible_agents = [f"seat_{i}" for i in range(n)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        space = observation_space(self.codec.obs_size, self.codec.n_actions)
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {
+            a: spaces.Discrete(self.codec.n_actions) for a in self.possible_agents
+        }
+        self._seeds = random.Random()
+        self._rendered = 0
+        self.agents: list[str] = []
+
+    @property
+    def game(self) -> Game:
+        """The engine game being played (read it, do not act on it)."""
+        return self.table.game
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            game_seed = seed
+        else:
+            game_seed = self._seeds.randrange(2**31)
+        self.table.reset(game_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.table.seat]
+        self._rendered = 0
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self.table.encode(self._index[agent])
+
+    def action_mask(self) -> np.ndarray:
+        """The mask of the agent choosing now (the same as in its observation)."""
+        return self.table.mask()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        table = self.table
+        table.step(action)
+        if table.seat >= 0:
+            self.agent_selection = self.possible_agents[table.seat]
+        else:
+            self._finish()
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish(self) -> None:
+        result = self.table.game.result()
+        capped = result.termination is Termination.CAP
+        values = final_rewards(result, self.reward_scheme, self.reward_scale)
+        for seat, agent in enumerate(self.possible_agents):
+            self.rewards[agent] = values[seat]
+            self.terminations[agent] = not capped
+            self.truncations[agent] = capped
+            self.infos[agent] = {
+                "termination": result.termination.value,
+                "place": result.places[seat],
+                "score": result.scores[seat],
+            }
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """The events since the last call, one line each, as the umpire sees them."""
+        if self.render_mode is None:
+            return None
+        game = self.table.game
+        events = game.events(self._rendered)
+        self._rendered += len(events)
+        names = tuple(self.possible_agents)
+        lines = [self.table.spec.describe_event(e, names) for e in events]
+        text = "\n".join(line for line in lines if line)
+        if self.render_mode == "human":
+            if text:
+                print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def kuhhandel_env(rules: Any = "classic", seats: int | None = None, **options: Any) -> CardtableEnv:
+    """Kuhhandel under a preset (``classic``, ``competition``, ``master``, ``master-duel``), a rule
+    set as JSON or a :class:`~cardtable.games.kuhhandel.RuleSet`; ``seats`` defaults to 4 (2 for
+    the duel). Options: ``reward``, ``reward_scale``, ``overbid``, ``render_mode``."""
+    return CardtableEnv("kuhhandel", rules, seats, **options)
+
+
+def cunegonda_env(rules: Any = "standard", **options: Any) -> CardtableEnv:
+    """Cunegonda (4 seats); ``rules`` is a preset (``standard``, ``short``), JSON such as
+    ``{"rounds": 1}`` or a :class:`~cardtable.games.cunegonda.CunegondaRules`."""
+    return CardtableEnv("cunegonda", rules, 4, **options)

@@ -1,0 +1,142 @@
+"""One game driven index by index: which seat chooses now, its draft, its cached observation.
+
+Shared by the PettingZoo environment (:mod:`cardtable.rl.aec`) and the single-seat Gymnasium
+environment (:mod:`cardtable.rl.single`). The game is the engine itself (the game spec's
+``new_game``), so a finished game's :meth:`~cardtable.core.Game.record` replays and verifies like
+any other.
+
+Which seat chooses: the engine's first open request. When several are open at once (Cunegonda's
+pass, Kuhhandel's pedigree claims and open auctions) the seats take turns: the first open request
+of a seat after the one that chose last, in seat order. An open auction's auctioneer may then also
+*wait* (``pass``) instead of knocking, which hands the choice to the next bidder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cardtable.core.contract import Game, Request
+from cardtable.core.registry import GameSpec, game_spec
+from cardtable.rl.codec import WAIT, Codec, Draft
+
+
+def resolve_rules(spec: GameSpec, rules: Any) -> Any:
+    """A preset name, a rule set as JSON, ``None`` (the default preset) or a rule-set value."""
+    if rules is None or isinstance(rules, str | Mapping):
+        return spec.resolve_rules(rules)
+    return rules
+
+
+def default_seats(spec: GameSpec, rules: Any, seats: int | None) -> int:
+    lo, hi = spec.seat_range(rules)
+    if seats is None:
+        return max(lo, min(hi, 4))
+    if not lo <= seats <= hi:
+        raise ValueError(f"{spec.name} {getattr(rules, 'name', '')}: {lo}–{hi} seats, not {seats}")
+    return seats
+
+
+def make_codec(game: str, rules: Any, seats: int, *, overbid: bool = False) -> Codec:
+    """The codec of ``game`` for a rule set and seat count."""
+    if game == "kuhhandel":
+        from cardtable.rl.kuhhandel import KuhhandelCodec
+
+        return KuhhandelCodec(rules, seats, overbid=overbid)
+    if game == "cunegonda":
+        from cardtable.rl.cunegonda import CunegondaCodec
+
+        return CunegondaCodec(rules, seats)
+    raise ValueError(f"no RL codec for {game!r}")
+
+
+class Table:
+    """A game, the seat choosing now, its request and draft; built once, reset per episode."""
+
+    def __init__(
+        self, game: str, rules: Any = None, seats: int | None = None, *, overbid: bool = False
+    ) -> None:
+        self.spec = game_spec(game)
+        self.rules = resolve_rules(self.spec, rules)
+        self.seats = default_seats(self.spec, self.rules, seats)
+        self.codec = make_codec(game, self.rules, self.seats, overbid=overbid)
+        self.game: Game = self.spec.new_game(self.rules, self.seats, 0)
+        self.seat = -1
+        self.request: Request | None = None
+        self.draft: Draft | None = None
+        self.last_seat = -1
+        self.env_steps = 0
+        self._obs: dict[int, Any] = {}
+        self._no_mask = np.zeros(self.codec.n_actions, dtype=np.int8)
+
+    def reset(self, seed: int) -> None:
+        self.game = self.spec.new_game(self.rules, self.seats, seed)
+        self.last_seat = -1
+        self._obs = {}
+        self._select()
+
+    def _select(self) -> None:
+        pending = self.game.pending()
+        if not pending:
+            self.seat, self.request, self.draft = -1, None, None
+            return
+        request = pending[0]
+        if len(pending) > 1:
+            n, last = self.seats, self.last_seat
+            request = min(pending, key=lambda r: (r.seat - last - 1) % n)
+        self.seat, self.request = request.seat, request
+        self.draft = self.codec.new_draft(request)
+
+    def observation(self, seat: int) -> Any:
+        """The engine's observation of ``seat``, built once per game position."""
+        obs = self._obs.get(seat)
+        if obs is None:
+            obs = self._obs[seat] = self.game.observe(seat)
+        return obs
+
+    def encode(self, seat: int) -> dict[str, np.ndarray]:
+        """``{"observation": float32 vector, "action_mask": int8 mask}`` for ``seat``.
+
+        A seat that is not choosing now gets its observation with an all-zero mask.
+        """
+        obs = self.observation(seat)
+        codec = self.codec
+        if seat == self.seat:
+            req, draft = self.request, self.draft
+            return {
+                "observation": codec.encode(obs, req, draft),
+                "action_mask": codec.mask(obs, req, draft, wait=True),
+            }
+        return {"observation": codec.encode(obs, None, None), "action_mask": self._no_mask.copy()}
+
+    def mask(self) -> np.ndarray:
+        """The mask of the seat choosing now."""
+        if self.request is None or self.draft is None:
+            return self._no_mask.copy()
+        return self.codec.mask(self.observation(self.seat), self.request, self.draft, wait=True)
+
+    def step(self, index: Any) -> bool:
+        """Apply the choosing seat's index; ``True`` when the engine received an action."""
+        request, draft = self.request, self.draft
+        if request is None or draft is None:
+            raise ValueError("the game is over")
+        seat = self.seat
+        self.env_steps += 1
+        value = self.codec.choose(self.observation(seat), request, draft, int(index), wait=True)
+        if value is None:
+            return False
+        if value is WAIT:
+            self.last_seat = seat
+            self._select()
+            return False
+        self.apply(seat, value)
+        return True
+
+    def apply(self, seat: int, action: Any) -> None:
+        """Apply a whole engine action (a bot's answer) for ``seat``."""
+        self.game.apply(seat, action)
+        self.last_seat = seat
+        self._obs = {}
+        self._select()

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from cardtable.games.kuhhandel.bots.expert import ExpertBot, expert_bot
 from cardtable.games.kuhhandel.bots.heuristic import HeuristicBot
 from cardtable.games.kuhhandel.bots.random_bot import RandomBot
 
 BOTS: dict[str, Callable[..., Any]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
+    "expert": expert_bot,
 }
 
-__all__ = ["BOTS", "HeuristicBot", "RandomBot"]
+__all__ = ["BOTS", "ExpertBot", "HeuristicBot", "RandomBot", "expert_bot"]

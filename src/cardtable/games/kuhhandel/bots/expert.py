@@ -1,0 +1,438 @@
+"""``expert``: a Kuhhandel player that searches over sampled worlds (every preset).
+
+How it decides:
+
+1. **Belief.** It follows the events its seat sees (:class:`.belief.Belief`): the other seats'
+   money is estimated from start wallets, donkey payouts, public payment amounts, exposed wallets
+   and note counts of cow trades; its own payments and trades are known exactly.
+2. **Worlds.** For a decision it samples worlds consistent with its observation
+   (:func:`.belief.sample_world`): unseen cards shuffled into the deck, the other seats' notes
+   dealt to match their public note counts (exactly the notes outside the bank and its own wallet
+   when the bank is finite) and its money estimates, hidden offers drawn from the sampled wallet
+   with the observed note count.
+3. **Playouts.** In each world it tries every candidate answer and plays the game to its end in a
+   fast model (:mod:`.sim`) in which every seat follows the ``heuristic`` strategy; the same world
+   and the same random continuation for every candidate. A playout scores 1 for a win (shared
+   wins split), plus a small term for the score margin. It picks the candidate with the best mean.
+4. **Candidates.** Turn: auction (or divide) and the most promising cow trades. Auctions: a bid
+   limit (pass, the heuristic's limit, and fractions of its money; with capped bidding rounds
+   also a jump bid), chosen once per auction and then followed by bidding the minimum raise.
+   Sell or buy; cow-trade offers (amounts from 0 to all its money, compact or padded with small
+   notes); answers (accept, or counters of several amounts); pedigree claims (every count);
+   pre-emption; rats (take, or place each kind of note); the duel's keep or give.
+5. **Trivial requests** (a single choice, paying, knocking, a bid it cannot afford) are answered
+   at once without search.
+
+Budget: ``iterations`` playouts per decision, split over the candidates (default 24); with an
+iteration budget the bot is deterministic for a seed. ``time_per_decision`` (seconds) samples
+worlds until that time is used instead (not reproducible). ``time_cap`` (default 0.3 s) ends any
+search early so that a slow machine never misses a server deadline.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cardtable.core.contract import Event, Request
+from cardtable.games.kuhhandel import actions as A
+from cardtable.games.kuhhandel.bots.belief import Belief, counts_of, sample_world
+from cardtable.games.kuhhandel.bots.heuristic import HeuristicBot
+from cardtable.games.kuhhandel.bots.sim import Model, Sim, pay_counts
+from cardtable.games.kuhhandel.observe import KuhhandelObservation
+
+DEFAULT_ITERATIONS = 24
+MONEY_FRACTIONS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
+TURN_TRADES = 5  # cow trades considered on a turn, by the heuristic's appeal
+
+#: A candidate's playout: apply the candidate's episode to a world (context from ``prepare``).
+Runner = Callable[[Sim, Any, Any], None]
+
+
+class ExpertBot:
+    """Information-set Monte Carlo over the :mod:`.sim` model (see the module docstring)."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        iterations: int = DEFAULT_ITERATIONS,
+        time_per_decision: float | None = None,
+        time_cap: float | None = 0.3,
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.iterations = max(1, int(iterations))
+        self.time_per_decision = time_per_decision
+        self.time_cap = time_cap
+        self.heuristic = HeuristicBot(seed)
+        self.rules: dict[str, Any] = {}
+        self.model: Model | None = None
+        self.belief: Belief | None = None
+        self._plan_key: tuple[Any, ...] | None = None
+        self._plan: tuple[int, int] = (0, 0)
+        #: Worlds sampled by the last search (tests and benchmarks read it).
+        self.last_worlds = 0
+
+    # ------------------------------------------------------------------ hooks
+    def start(self, seat: int, info: Any) -> None:
+        self.rules = dict(info.rules)
+        self.heuristic.start(seat, info)
+        self.model = Model(self.rules, info.seats)
+        self.belief = Belief(self.model, seat)
+
+    def event(self, event: Event) -> None:
+        if self.belief is not None:
+            self.belief.event(event)
+
+    def _ensure(self, obs: KuhhandelObservation) -> tuple[Model, Belief]:
+        if self.model is None or self.belief is None:
+            # No start() hook: the named preset's rules, money estimates without events.
+            from cardtable.games.kuhhandel.rules import PRESETS
+
+            self.rules = PRESETS[obs.rules].to_json()
+            self.heuristic.rules = dict(self.rules)
+            self.model = Model(self.rules, obs.seats)
+            self.belief = Belief(self.model, obs.seat or 0)
+        return self.model, self.belief
+
+    # ------------------------------------------------------------------ answers
+    def act(self, obs: KuhhandelObservation, request: Request) -> A.Action:
+        _model, belief = self._ensure(obs)
+        belief.sync(obs)
+        kind = request.kind
+        choices = request.choices
+        if choices is not None and len(choices) == 1:
+            only: A.Action = choices[0]
+            return only
+        info = request.info or {}
+        if kind == "bid":
+            return self._bid(obs, info)
+        if kind == "turn":
+            return self._turn(obs, request)
+        if kind == "sell_or_buy":
+            return self._sell_or_buy(obs, request, info)
+        if kind == "offer":
+            return self._offer(obs, info)
+        if kind == "respond":
+            return self._respond(obs, info)
+        if kind == "claim":
+            return self._claim(obs, request, info)
+        if kind == "preempt":
+            return self._preempt(obs, request, info)
+        if kind == "rat":
+            return self._rat(obs, request, info)
+        if kind == "divide":
+            return self._divide(obs, request, info)
+        # pay, knock and anything new: the heuristic's answer is right (or harmless)
+        return self.heuristic.act(obs, request)
+
+    # ------------------------------------------------------------------ the search
+    def _search(
+        self,
+        obs: KuhhandelObservation,
+        candidates: Sequence[Any],
+        run: Runner,
+        prepare: Callable[[Sim, random.Random], Any] | None = None,
+    ) -> Any:
+        assert obs.seat is not None and self.model is not None and self.belief is not None
+        if len(candidates) == 1:
+            return candidates[0]
+        me = obs.seat
+        totals = [0.0] * len(candidates)
+        worlds = max(1, self.iterations // len(candidates))
+        start = time.perf_counter()
+        done = 0
+        rng = self.rng
+        while True:
+            if self.time_per_decision is not None:
+                if done and time.perf_counter() - start >= self.time_per_decision:
+                    break
+            elif done >= worlds:
+                break
+            if self.time_cap is not None and done and time.perf_counter() - start >= self.time_cap:
+                break
+            base = sample_world(obs, self.model, self.belief, rng)
+            ctx = prepare(base, rng) if prepare is not None else None
+            seed = rng.getrandbits(32)
+            for i, cand in enumerate(candidates):
+                sim = base.clone(seed)
+                run(sim, cand, ctx)
+                sim.run()
+                totals[i] += sim.utility(me)
+            done += 1
+        self.last_worlds = done
+        best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+        return candidates[best]
+
+    @staticmethod
+    def _next(sim: Sim, seat: int) -> None:
+        sim.turn = (seat + 1) % sim.m.n
+
+    def _levels(self, money: int, low: int, step: int) -> list[int]:
+        """Amounts from ``low`` to ``money``: fractions of the money, on the raise grid."""
+        out = set()
+        for f in MONEY_FRACTIONS:
+            v = int(money * f) // step * step
+            if v >= low:
+                out.add(v)
+        return sorted(out)
+
+    # ------------------------------------------------------------------ turn
+    def _turn(self, obs: KuhhandelObservation, request: Request) -> A.Action:
+        assert obs.seat is not None and self.model is not None
+        me = obs.seat
+        choices: tuple[A.Action, ...] = tuple(request.choices or ())
+        draws = [c for c in choices if not isinstance(c, A.Challenge)]
+        trades = [c for c in choices if isinstance(c, A.Challenge)]
+        species = self.model.value
+
+        def appeal(c: A.Challenge) -> float:
+            if c.species >= len(species):
+                return 1.0 * obs.rats[me]
+            mine = obs.herds[me][c.species]
+            theirs = obs.herds[c.opponent][c.species]
+            weak = 1.0 / (1 + obs.note_counts[c.opponent])
+            return species[c.species] * (mine + min(mine, theirs)) * (1 + weak) + (
+                5 if mine >= theirs else 0
+            )
+
+        trades.sort(key=appeal, reverse=True)
+        candidates: list[A.Action] = [*draws, *trades[:TURN_TRADES]]
+
+        def run(sim: Sim, cand: A.Action, ctx: Any) -> None:
+            if isinstance(cand, A.Challenge):
+                sim.trade(me, cand.opponent, cand.species)
+            elif isinstance(cand, A.Auction):
+                sim.draw_and_sell(me)
+            elif isinstance(cand, A.Draw):
+                sim.divide(me, None)
+            self._next(sim, me)
+
+        choice: A.Action = self._search(obs, candidates, run)
+        return choice
+
+    # ------------------------------------------------------------------ auctions
+    def _bid(self, obs: KuhhandelObservation, info: Any) -> A.Action:
+        assert obs.seat is not None and self.model is not None and obs.auction is not None
+        me = obs.seat
+        auction = obs.auction
+        low, cap, money = info["min"], info["max"], obs.money
+        if low > money or (cap is not None and low > cap):
+            return A.PASS
+        key = (obs.turns, auction.auctioneer, auction.card, len(auction.exposed), obs.deck_size)
+        if key != self._plan_key:
+            self._plan_key = key
+            self._plan = self._plan_auction(obs, info)
+        limit, jump = self._plan
+        if jump and low <= jump and (cap is None or jump <= cap) and jump <= money:
+            self._plan = (limit, 0)
+            return A.Bid(jump)
+        if low <= limit and (cap is None or low <= cap) and low <= money:
+            return A.Bid(low)
+        del me
+        return A.PASS
+
+    def _plan_auction(self, obs: KuhhandelObservation, info: Any) -> tuple[int, int]:
+        assert obs.seat is not None and self.model is not None and obs.auction is not None
+        me = obs.seat
+        m = self.model
+        auction = obs.auction
+        money = obs.money
+        cap = info["max"]
+        top = money if cap is None else min(money, cap)
+        low = info["min"]
+        card = auction.card
+        h = self.heuristic.money_limit(obs, card) if card < m.K else min(money // 4, 60)
+        # Around the heuristic's own limit (what the model's players would pay), and all-in.
+        step = m.raise_
+        raw = {int(h * f) // step * step for f in (0.5, 1.0, 1.5, 2.2)} | {top // step * step}
+        levels = sorted(v for v in raw if low <= v <= top)
+        candidates: list[tuple[int, int]] = [(0, 0)] + [(v, 0) for v in levels]
+        if m.max_rounds is not None:
+            candidates += [(v, v) for v in levels]
+        a, high = auction.auctioneer, auction.high
+        hb = auction.high_bidder if auction.high_bidder is not None else -1
+        caps = dict(auction.caps) or None
+        done_rounds = max(0, auction.round - 1)
+
+        def run(sim: Sim, cand: tuple[int, int], ctx: Any) -> None:
+            lim, jump = cand
+            sim.auction(a, card, high, hb, (me, lim, jump), caps, done_rounds)
+            self._next(sim, a)
+
+        plan: tuple[int, int] = self._search(obs, candidates, run)
+        return plan
+
+    def _sell_or_buy(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
+        assert obs.seat is not None and obs.auction is not None
+        me = obs.seat
+        card, high, hb = info["card"], info["high"], info["high_bidder"]
+        caps = dict(obs.auction.caps) or None
+        candidates = list(request.choices or (A.SELL,))
+
+        def run(sim: Sim, cand: A.Action, ctx: Any) -> None:
+            sim.settle(me, card, high, hb, isinstance(cand, A.Buy), caps)
+            self._next(sim, me)
+
+        choice: A.Action = self._search(obs, candidates, run)
+        return choice
+
+    # ------------------------------------------------------------------ cow trades
+    def _offer_candidates(self, wallet: list[int], *, padded: bool) -> list[tuple[int, ...]]:
+        assert self.model is not None
+        notes = self.model.notes
+        money = sum(c * v for c, v in zip(wallet, notes, strict=True))
+        out: dict[tuple[int, ...], None] = {tuple([0] * len(notes)): None}
+        if padded and notes[0] == 0 and wallet[0]:
+            zeros = [0] * len(notes)
+            zeros[0] = wallet[0]
+            out[tuple(zeros)] = None
+        for amount in self._levels(money, 1, 1):
+            pay = pay_counts(wallet, notes, amount)
+            if pay is None:
+                continue
+            out[tuple(pay)] = None
+            if padded:
+                if notes[0] == 0:
+                    pay = list(pay)
+                    pay[0] = wallet[0]
+                    out[tuple(pay)] = None
+                small = [0] * len(notes)  # the same amount in the most notes: smallest first
+                total = 0
+                for i, v in enumerate(notes):
+                    while small[i] < wallet[i] and (total < amount or v == 0):
+                        small[i] += 1
+                        total += v
+                out[tuple(small)] = None
+        return list(out)
+
+    def _offer(self, obs: KuhhandelObservation, info: Any) -> A.Action:
+        assert obs.seat is not None and self.model is not None
+        me = obs.seat
+        m = self.model
+        wallet = counts_of(info["wallet"], m.notes)
+        o, k, again = info["opponent"], info["species"], bool(info.get("again"))
+        candidates = self._offer_candidates(wallet, padded=True)
+
+        def run(sim: Sim, cand: tuple[int, ...], ctx: Any) -> None:
+            sim.trade(me, o, k, list(cand), False, again)
+            self._next(sim, obs.turn_seat)
+
+        best: tuple[int, ...] = self._search(obs, candidates, run)
+        return A.Offer(_notes(best, m.notes))
+
+    def _respond(self, obs: KuhhandelObservation, info: Any) -> A.Action:
+        assert obs.seat is not None and self.model is not None
+        me = obs.seat
+        m = self.model
+        wallet = counts_of(info["wallet"], m.notes)
+        c, k, count, again = (
+            info["challenger"],
+            info["species"],
+            info["offer_notes"],
+            bool(info.get("again")),
+        )
+        cards = info["cards"]
+        candidates: list[tuple[int, ...] | None] = [None]
+        candidates += self._offer_candidates(wallet, padded=False)
+
+        def prepare(sim: Sim, rng: random.Random) -> list[int]:
+            # The challenger's hidden offer: what the heuristic would offer from the sampled
+            # wallet, trimmed or filled to the note count everybody saw.
+            offer = sim.trade_offer(c, me, k, cards, attack=True)
+            have = sim.wallets[c]
+            n_off = sum(offer)
+            i = 0
+            while n_off > count and i < len(offer):
+                if offer[i]:
+                    offer[i] -= 1
+                    n_off -= 1
+                else:
+                    i += 1
+            spare = [j for j in range(len(have)) for _ in range(have[j] - offer[j])]
+            rng.shuffle(spare)
+            spare.sort(key=lambda j: m.notes[j] > 0)  # zeros first: the heuristic pads with them
+            for j in spare[: max(0, count - n_off)]:
+                offer[j] += 1
+            return offer
+
+        def run(sim: Sim, cand: tuple[int, ...] | None, offer: list[int]) -> None:
+            sim.trade(c, me, k, list(offer), None if cand is None else list(cand), again)
+            self._next(sim, obs.turn_seat)
+
+        best: tuple[int, ...] | None = self._search(obs, candidates, run, prepare)
+        if best is None:
+            return A.ACCEPT
+        return A.Counter(_notes(best, m.notes))
+
+    # ------------------------------------------------------------------ Master
+    def _claim(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
+        assert obs.seat is not None
+        me = obs.seat
+        candidates = [c for c in (request.choices or ()) if isinstance(c, A.Claim)]
+        a, card = obs.turn_seat, info["card"]
+
+        def run(sim: Sim, cand: A.Claim, ctx: Any) -> None:
+            sim.countdown(a, card, {me: cand.count})
+            self._next(sim, a)
+
+        choice: A.Action = self._search(obs, candidates, run)
+        return choice
+
+    def _preempt(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
+        assert obs.seat is not None
+        me = obs.seat
+        claimant, count, card = info["claimant"], info["count"], info["card"]
+
+        def run(sim: Sim, cand: A.Action, ctx: Any) -> None:
+            sim.resolve_claim(me, card, claimant, count, isinstance(cand, A.Preempt))
+            self._next(sim, me)
+
+        choice: A.Action = self._search(obs, list(request.choices or ()), run)
+        return choice
+
+    def _rat(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
+        assert obs.seat is not None and self.model is not None and self.belief is not None
+        me = obs.seat
+        m = self.model
+        a = obs.turn_seat
+        candidates = list(request.choices or (A.TAKE_RAT,))
+        mine = [m.index[v] for v in self.belief.my_rat_notes]
+        others = max(0, int(info.get("pile", 0)) - len(mine))
+        per_note = self.belief.pile_value / others if others else 0.0
+
+        def prepare(sim: Sim, rng: random.Random) -> list[int]:
+            pile = list(mine)
+            for _ in range(others):  # the notes of the others: near their estimated value
+                pile.append(min(range(len(m.notes)), key=lambda j: abs(m.notes[j] - per_note)))
+            return pile
+
+        def run(sim: Sim, cand: A.Action, pile: list[int]) -> None:
+            choice = -1 if isinstance(cand, A.TakeRat) else m.index[cand.note]  # type: ignore[attr-defined]
+            sim.rat_round(a, list(pile), me, choice)
+            sim.draw_and_sell(a)
+            self._next(sim, a)
+
+        choice: A.Action = self._search(obs, candidates, run, prepare)
+        return choice
+
+    def _divide(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
+        assert obs.seat is not None
+        me = obs.seat
+        peek = info["card"]
+
+        def run(sim: Sim, cand: A.Action, ctx: Any) -> None:
+            sim.divide(me, isinstance(cand, A.Keep), peek)
+            self._next(sim, me)
+
+        choice: A.Action = self._search(obs, list(request.choices or ()), run)
+        return choice
+
+
+def _notes(counts: Sequence[int], values: Sequence[int]) -> tuple[int, ...]:
+    return tuple(v for c, v in zip(counts, values, strict=True) for _ in range(c))
+
+
+def expert_bot(seed: int = 0, **options: Any) -> ExpertBot:
+    return ExpertBot(seed=seed, **options)

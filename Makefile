@@ -15,7 +15,7 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 run: $(BIN)/.installed
-	$(BIN)/cardtable play kuhhandel --rules classic --seats 4 --bots heuristic,heuristic,random,random --seed 7
+	$(BIN)/cardtable serve --host $(HOST) --port $(PORT)
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests

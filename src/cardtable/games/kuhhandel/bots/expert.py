@@ -23,7 +23,7 @@ How it decides:
 5. **Trivial requests** (a single choice, paying, knocking, a bid it cannot afford) are answered
    at once without search.
 
-Budget: ``iterations`` playouts per decision, split over the candidates (default 24); with an
+Budget: ``iterations`` playouts per decision, split over the candidates (default 16); with an
 iteration budget the bot is deterministic for a seed. ``time_per_decision`` (seconds) samples
 worlds until that time is used instead (not reproducible). ``time_cap`` (default 0.3 s) ends any
 search early so that a slow machine never misses a server deadline.
@@ -43,7 +43,7 @@ from cardtable.games.kuhhandel.bots.heuristic import HeuristicBot
 from cardtable.games.kuhhandel.bots.sim import Model, Sim, pay_counts
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 
-DEFAULT_ITERATIONS = 24
+DEFAULT_ITERATIONS = 16
 MONEY_FRACTIONS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
 TURN_TRADES = 5  # cow trades considered on a turn, by the heuristic's appeal
 

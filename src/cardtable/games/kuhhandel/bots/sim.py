@@ -22,8 +22,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-#: Caps that keep a playout finite whatever the policies do (the real game has its own caps).
-MAX_SIM_TURNS = 400
+#: Caps that keep a playout finite whatever the policies do (the real game has its own caps):
+#: a playout ends after this many more turns and is scored as it stands, like a capped game
+#: (only complete sets count). Normal games are over long before; duels between heuristic
+#: players can trade for ever and would otherwise play to the 500-turn cap.
+HORIZON_TURNS = 80
 MAX_END_TRADES = 160
 
 
@@ -56,6 +59,7 @@ class Model:
         self.countdown = int(rules.get("countdown_from", 10))
         self.duel = bool(rules.get("duel", False))
         self.pedigrees = bool(rules.get("pedigrees", False))
+        self.max_turns = int(rules.get("max_turns", 500))
         self.rat_card = 2 * self.K
 
 
@@ -296,13 +300,14 @@ class Sim:
     def run(self) -> None:
         """Play turns until the game ends (or a cap is hit)."""
         m = self.m
+        cap = min(self.turns + HORIZON_TURNS, m.max_turns)
         while True:
             if not self.end_phase and not self.deck:
                 self.end_phase = True
             if self.end_phase:
                 self.run_end_phase()
                 return
-            if self.turns >= MAX_SIM_TURNS:
+            if self.turns >= cap:
                 return
             self.turns += 1
             self.play_turn(self.turn, self.choose_turn(self.turn))

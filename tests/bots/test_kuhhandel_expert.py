@@ -1,0 +1,219 @@
+"""The Kuhhandel ``expert`` bot: legal in every preset, seeded, within time, blind to hidden state.
+
+Speed claims come from the benchmark in docs/strength.md, not from these tests; the time check here
+is a generous smoke bound.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import time
+from typing import Any
+
+import pytest
+
+from cardtable.core import Event, GameInfo, Request, load_bot, run_match
+from cardtable.games.kuhhandel import PRESETS, KuhhandelObservation, new_game
+from cardtable.games.kuhhandel.bots import ExpertBot
+from cardtable.games.kuhhandel.bots.belief import Belief, sample_world
+from cardtable.games.kuhhandel.bots.sim import Model, Sim, pay_counts
+from cardtable.games.kuhhandel.money import payment_problem
+
+TINY = 2  # playouts per decision: enough to exercise every search, fast enough for a test
+
+
+class Recorder:
+    """Wraps a bot and records the request kinds it answered and its time per decision."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.kinds: set[str] = set()
+        self.times: list[float] = []
+
+    def start(self, seat: int, info: GameInfo) -> None:
+        self.bot.start(seat, info)
+
+    def event(self, event: Event) -> None:
+        self.bot.event(event)
+
+    def act(self, obs: Any, request: Request) -> Any:
+        t = time.perf_counter()
+        action = self.bot.act(obs, request)
+        self.times.append(time.perf_counter() - t)
+        self.kinds.add(request.kind)
+        return action
+
+
+GAMES = [
+    ("classic", 4, {"turn", "bid", "sell_or_buy", "pay", "offer", "respond"}),
+    ("competition", 5, {"turn", "bid", "sell_or_buy", "pay", "offer", "respond"}),
+    ("master", 4, {"turn", "bid", "sell_or_buy", "pay", "offer", "claim", "rat"}),
+    ("master-duel", 2, {"turn", "offer", "respond", "divide"}),
+]
+
+
+@pytest.mark.parametrize(("preset", "seats", "kinds"), GAMES)
+def test_expert_plays_every_preset_to_the_end_legally(
+    preset: str, seats: int, kinds: set[str]
+) -> None:
+    """Spec §3-§10: every answer is accepted by the engine (no fallback: a refusal raises)."""
+    seen: set[str] = set()
+    for seed in (1, 2):
+        game = new_game(PRESETS[preset], seats, seed)
+        experts = [Recorder(ExpertBot(seed=seed + s, iterations=TINY)) for s in range(2)]
+        agents: list[Any] = [*experts]
+        agents += [load_bot("kuhhandel", "heuristic", seed=s) for s in range(seats - 2)]
+        result = run_match(game, agents)  # raises on any refused action
+        assert game.is_over() and len(result.scores) == seats
+        for r in experts:
+            seen |= r.kinds
+            assert max(r.times) < 5.0  # generous smoke bound; the benchmark measures speed
+    assert kinds <= seen
+
+
+def test_expert_answers_preempt_and_rare_requests() -> None:
+    """§9.2 pre-emption and §5 answers, asked directly: the answer is one of the choices."""
+    game = new_game(PRESETS["master"], 4, 3)
+    bots = [ExpertBot(seed=s, iterations=TINY) for s in range(4)]
+    for s, b in enumerate(bots):
+        b.start(s, GameInfo("kuhhandel", game.rules_json(), 4, s))
+    kinds: set[str] = set()
+    while not game.is_over():
+        req = game.pending()[0]
+        action = bots[req.seat].act(game.observe(req.seat), req)
+        if req.choices is not None:
+            assert action in req.choices
+        kinds.add(req.kind)
+        before = len(game.events())
+        game.apply(req.seat, action)
+        for ev in game.events(before):
+            for s, b in enumerate(bots):
+                if ev.visible_to(s):
+                    b.event(ev)
+    assert {"claim", "rat", "turn", "bid"} <= kinds
+
+
+def _play(preset: str, seats: int, seed: int, iterations: int) -> list[tuple[int, Any]]:
+    game = new_game(PRESETS[preset], seats, seed)
+    agents: list[Any] = [ExpertBot(seed=7, iterations=iterations)]
+    agents += [load_bot("kuhhandel", "heuristic", seed=s) for s in range(1, seats)]
+    run_match(game, agents)
+    return list(game.history())
+
+
+def test_expert_is_deterministic_for_a_seed_with_an_iteration_budget() -> None:
+    first = _play("classic", 4, 11, 4)
+    assert first == _play("classic", 4, 11, 4)
+    other = new_game(PRESETS["classic"], 4, 11)
+    agents: list[Any] = [ExpertBot(seed=8, iterations=4)]
+    agents += [load_bot("kuhhandel", "heuristic", seed=s) for s in range(1, 4)]
+    run_match(other, agents)
+    assert list(other.history()) != first  # the seed matters: a different seed, other playouts
+
+
+def _to_expert_decision(preset: str, seats: int, seed: int, kind: str) -> Any:
+    """Play heuristic bots until the expert's seat 0 must answer ``kind``; return the game."""
+    game = new_game(PRESETS[preset], seats, seed)
+    bots = [load_bot("kuhhandel", "heuristic", seed=s) for s in range(seats)]
+    for s, b in enumerate(bots):
+        b.start(s, GameInfo("kuhhandel", game.rules_json(), seats, s))
+    while not game.is_over():
+        req = game.pending()[0]
+        if req.seat == 0 and req.kind == kind and game.turns > 8:
+            return game
+        game.apply(req.seat, bots[req.seat].act(game.observe(req.seat), req))
+    raise AssertionError(f"no {kind} request for seat 0")
+
+
+def _hide_differently(game: Any, rng: random.Random) -> Any:
+    """A copy that differs from ``game`` only in what seat 0 cannot see: the deck order and
+    which other seat holds which notes (each keeps its note count)."""
+    twin = copy.deepcopy(game)
+    rng.shuffle(twin.deck)
+    others = [s for s in range(1, twin.seats)]
+    pool = [i for s in others for i, c in enumerate(twin.wallets[s]) for _ in range(c)]
+    rng.shuffle(pool)
+    for s in others:
+        n = sum(twin.wallets[s])
+        twin.wallets[s] = [0] * len(twin.wallets[s])
+        for i in pool[:n]:
+            twin.wallets[s][i] += 1
+        pool = pool[n:]
+    twin._pending = None
+    return twin
+
+
+@pytest.mark.parametrize("kind", ["turn", "bid", "sell_or_buy"])
+def test_expert_decides_from_its_observation_only(kind: str) -> None:
+    """§11: two games that differ only in hidden information get the same decision."""
+    game = _to_expert_decision("classic", 4, 5, kind)
+    rng = random.Random(1)
+    for _ in range(3):
+        twin = _hide_differently(game, rng)
+        assert twin.wallets != game.wallets or twin.deck != game.deck
+        obs_a, obs_b = game.observe(0), twin.observe(0)
+        assert obs_a == obs_b  # the expert's seat cannot tell the two games apart
+        answers = []
+        for g, obs in ((game, obs_a), (twin, obs_b)):
+            bot = ExpertBot(seed=3, iterations=12)
+            bot.start(0, GameInfo("kuhhandel", g.rules_json(), 4, 0))
+            for ev in g.events_for(0):
+                bot.event(ev)
+            answers.append(bot.act(obs, g.pending()[0]))
+        assert answers[0] == answers[1]
+
+
+def test_expert_works_from_the_wire_observation() -> None:
+    """A remote expert gets the observation as JSON: the same decision as a local one."""
+    game = _to_expert_decision("master", 4, 2, "turn")
+    obs = game.observe(0)
+    wire = KuhhandelObservation.from_json(obs.to_json())
+    answers = []
+    for o in (obs, wire):
+        bot = ExpertBot(seed=4, iterations=8)
+        answers.append(bot.act(o, game.pending()[0]))
+    assert answers[0] == answers[1]
+
+
+@pytest.mark.parametrize(("preset", "seats"), [("classic", 4), ("master", 5), ("competition", 4)])
+def test_sampled_worlds_agree_with_the_observation(preset: str, seats: int) -> None:
+    """A sampled world keeps every public figure and this seat's wallet, and (finite bank) deals
+    exactly the notes outside the bank and this wallet to the others."""
+    game = _to_expert_decision(preset, seats, 9, "bid")
+    obs = game.observe(0)
+    model = Model(game.rules_json(), seats)
+    belief = Belief(model, 0)
+    for ev in game.events_for(0):
+        belief.event(ev)
+    belief.sync(obs)
+    rng = random.Random(0)
+    for _ in range(20):
+        world: Sim = sample_world(obs, model, belief, rng)
+        assert world.herds == [list(h) for h in obs.herds]
+        assert [sum(w) for w in world.wallets] == list(obs.note_counts)
+        assert tuple(v for i, c in enumerate(world.wallets[0]) for v in [model.notes[i]] * c) == (
+            obs.wallet
+        )
+        assert len(world.deck) == obs.deck_size
+        assert world.cash == [world.money(s) for s in range(seats)]
+        if model.supply is not None:
+            held = [sum(w[i] for w in world.wallets) for i in range(len(model.notes))]
+            assert held == [s - b for s, b in zip(model.supply, obs.bank or (), strict=True)]
+
+
+@pytest.mark.parametrize("amount", [1, 10, 35, 90, 140, 260, 555])
+def test_model_payments_are_valid_payments(amount: int) -> None:
+    """§4.6: the model pays like the rules allow (covering, no note to spare)."""
+    notes = (0, 10, 50, 100, 200, 500)
+    rng = random.Random(amount)
+    for _ in range(50):
+        wallet = [rng.randint(0, 3) for _ in notes]
+        pay = pay_counts(wallet, notes, amount)
+        worth = sum(c * v for c, v in zip(wallet, notes, strict=True))
+        if worth < amount:
+            assert pay is None
+            continue
+        assert pay is not None and all(p <= w for p, w in zip(pay, wallet, strict=True))
+        paid = [v for c, v in zip(pay, notes, strict=True) for _ in range(c)]
+        assert payment_problem(paid, amount) is None

@@ -17,6 +17,8 @@ from fastapi import FastAPI, WebSocket
 
 from cardtable import __version__
 from cardtable.server.api import router
+from cardtable.server.compat import KuhHandel
+from cardtable.server.compat import router as kuh_handel_router
 from cardtable.server.config import Settings
 from cardtable.server.connection import Session
 from cardtable.server.lobby import Hub
@@ -44,12 +46,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         hub = Hub(settings, store, db_executor=db_executor, bot_executor=bot_executor)
         await hub.start()
+        kuh_handel = None
+        if settings.kh_enabled:
+            kuh_handel = KuhHandel(settings, store, db_executor=db_executor)
+            await kuh_handel.start()
+        app.state.kuh_handel = kuh_handel
         app.state.store = store
         app.state.hub = hub
         app.state.settings = settings
         try:
             yield
         finally:
+            if kuh_handel is not None:
+                await kuh_handel.stop()
             await hub.shutdown()
             db_executor.shutdown(wait=True)
             bot_executor.shutdown(wait=False, cancel_futures=True)
@@ -63,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.include_router(router)
+    app.include_router(kuh_handel_router)
     install_web(app)  # the browser table: pages at /, static files at /static
 
     @app.websocket("/ws")

@@ -69,6 +69,39 @@ class Settings:
     quiet_close_kinds: list[str] = field(default_factory=lambda: ["knock"])
     #: Log level for the ``cardtable`` loggers.
     log_level: str = "info"
+    # -- Kuh-Handel compatible endpoint /kuh-handel/ (docs/kuh-handel.md) -------------------
+    kh_enabled: bool = True
+    #: House bots that fill Kuh-Handel tables, comma-separated, one picked at random per seat:
+    #: a built-in bot (``expert``, ``heuristic``, ``random``), ``simple`` (reference-style, random
+    #: risk) or ``simple:0.7``, or a bot file ``path/bot.py[:Class]``. Empty: ``expert`` if
+    #: registered, else ``heuristic``.
+    kh_house_bots: str = ""
+    #: Bot that answers for a client that timed out, sent an unusable reply or left. Empty: the
+    #: default house bot.
+    kh_fallback_bot: str = ""
+    #: Players per table (the reference: 3 to 6).
+    kh_min_seats: int = 3
+    kh_max_seats: int = 6
+    #: Reply deadline per message (the reference: 500 ms; interactive games 5 minutes).
+    kh_reply_timeout_ms: int = 500
+    kh_interactive_timeout_ms: int = 300000
+    #: Timeouts in one game after which the connection is closed (the reference: the first).
+    kh_max_timeouts: int = 3
+    #: pvp: real bots needed before a table forms at once, and how long the oldest waiting bot
+    #: waits for them before house bots fill its table (0: wait for ever, like the reference).
+    kh_pvp_min_bots: int = 3
+    kh_fill_wait_ms: int = 3000
+    kh_interactive_fill_wait_ms: int = 60000
+    #: A lobby forms tables only when no bot arrived for this long (bots of one batch reconnect
+    #: together after a game and should land at the same tables).
+    kh_settle_ms: int = 500
+    #: The reference adds a random number of house bots to every pvp table (up to the max seats);
+    #: false: house bots only up to the minimum.
+    kh_random_fill: bool = True
+    #: pvp: new tables form only after every table of the previous batch ended (the reference).
+    kh_sync_starts: bool = True
+    #: Largest message a client may send.
+    kh_max_message_bytes: int = 256 * 1024
 
     @property
     def public_url(self) -> str:

@@ -1,0 +1,97 @@
+"""What the Kuh-Handel endpoint keeps in the server's :class:`~cardtable.server.store.Store`.
+
+Registered Kuh-Handel names live in the same ``players`` table as every other player, with
+``kind = "kh"``: one namespace for the whole server (a name taken by a native bot cannot be
+registered here and the other way round), and ratings, game seats and ``/api/bots/NAME`` work for
+them unchanged. The reference lets a client choose its own token; only its SHA-256 is stored. A
+``kh`` player cannot log in on the native ``/ws`` (that checks ``kind = "bot"``), and a native
+bot cannot connect to ``/kuh-handel/``.
+
+Games are stored like every other game (``game = "kuhhandel"``, ``rules_name = "competition"``,
+lobby ``kh-pvp`` / ``kh-server-bot`` / ``kh-interactive``), with their record, result and
+faults; pvp games are rated, so the bots get a leaderboard of their own at
+``/api/leaderboard?game=kuhhandel&rules=competition``. ``get_results`` is rebuilt from the
+stored pvp games on start.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from cardtable.server.store.db import Store, hash_token, now
+from cardtable.server.store.models import games, players
+
+KIND = "kh"
+#: Longest registrable name (the ``players.name`` column holds 32 characters).
+MAX_NAME = 32
+
+
+def register(store: Store, name: str, token: str) -> int:
+    """Register ``name`` with ``token``; returns the HTTP status (201, 409 or 400)."""
+    if not name or len(name) > MAX_NAME or any(ord(ch) < 32 for ch in name):
+        return 400
+    lowered = name.lower()
+    if "server_bot" in name or lowered.startswith("house-"):
+        return 409  # reserved for the house bots (the reference refuses server_bot too)
+    try:
+        with store.engine.begin() as conn:
+            taken = conn.execute(
+                select(players.c.id).where(func.lower(players.c.name) == lowered)
+            ).first()
+            if taken is not None:
+                return 409
+            conn.execute(
+                players.insert().values(
+                    name=name, kind=KIND, token_hash=hash_token(token), created_at=now()
+                )
+            )
+    except IntegrityError:
+        return 409  # registered at the same moment by someone else
+    return 201
+
+
+def authenticate(store: Store, name: str, token: str) -> int | None:
+    """The player id of Kuh-Handel bot ``name`` if ``token`` is its token."""
+    with store.engine.connect() as conn:
+        row = conn.execute(
+            select(players.c.id, players.c.token_hash).where(
+                players.c.name == name, players.c.kind == KIND
+            )
+        ).first()
+    expected = row.token_hash if row is not None else hash_token("no such bot")
+    ok = hmac.compare_digest(expected or "", hash_token(token))
+    return int(row.id) if row is not None and ok else None
+
+
+def end_places(names: Sequence[str], result: Mapping[str, Any]) -> dict[str, int]:
+    """Each name's index in the ``End`` ranking (ties ordered by seat, so places differ)."""
+    places = list(result.get("places") or [])
+    if len(places) != len(names):
+        return {}
+    order = sorted(range(len(names)), key=lambda s: (places[s], s))
+    return {names[s]: i for i, s in enumerate(order)}
+
+
+def load_results(store: Store, lobby: str) -> dict[str, list[int]]:
+    """``{name: [place, …]}`` over the finished games of ``lobby``, in the order they ended."""
+    results: dict[str, list[int]] = {}
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(games.c.names_json, games.c.result_json)
+            .where(games.c.lobby == lobby, games.c.status == "finished")
+            .order_by(games.c.ended_at, games.c.id)
+        ).all()
+    for row in rows:
+        if not row.result_json:
+            continue
+        for name, place in end_places(
+            json.loads(row.names_json), json.loads(row.result_json)
+        ).items():
+            results.setdefault(name, []).append(place)
+    return results

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from cardtable.core import load_bot
 from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.money import payment_problem
-from cardtable.rl.codec import WAIT, Step
+from cardtable.rl.codec import WAIT
 from cardtable.rl.table import Table
 
 from .conftest import ENV_IDS, ENVIRONMENTS, random_index
@@ -139,12 +139,12 @@ def test_every_kind_of_request_is_met() -> None:
 
 
 def _all_paths(table: Table, request: Any, obs: Any, draft: Any, out: list[Any]) -> None:
+    """Every answer reachable from ``draft`` (each allowed index, then every continuation)."""
     codec = table.codec
-    for index, value in codec.allowed(obs, request, draft).items():
-        if isinstance(value, Step):
-            d = copy.deepcopy(draft)
-            d.options = None
-            assert codec.choose(obs, request, d, index) is None
+    for index in codec.allowed(obs, request, draft):
+        d = copy.deepcopy(draft)
+        value = codec.choose(obs, request, d, index)
+        if value is None:
             before = len(out)
             _all_paths(table, request, obs, d, out)
             assert len(out) > before, f"{codec.action_names[index]} leads to a dead end"

@@ -93,7 +93,9 @@ class Codec(ABC):
     def options(
         self, obs: Any, request: Request, draft: Draft, *, wait: bool = False
     ) -> dict[int, Any]:
-        """Every allowed index now, mapped to an engine action, a :class:`Step` or :data:`WAIT`.
+        """Every allowed index now, mapped to what :meth:`choose` makes of it: an engine action,
+        a :class:`Step`, :data:`WAIT`, or a codec-specific token for an answer that is only built
+        when chosen (creating every candidate action up front would cost more than the engine).
 
         ``wait`` allows :data:`WAIT` where the game has a request that may also be left open
         (only the environment can wait; an agent must answer).

@@ -109,6 +109,7 @@ FIXED_NAMES = (
     "raise",
 )
 BID0 = len(FIXED_NAMES)
+_NOTES: dict[str, Any] = {"offer": A.Offer, "counter": A.Counter}
 
 _FIXED: dict[A.Action, int] = {
     A.AUCTION: DRAW,
@@ -217,7 +218,7 @@ class KuhhandelCodec(Codec):
             amount = base + k * r
             if limit is not None and amount > limit:
                 break
-            opts[BID0 + k] = A.Bid(amount)
+            opts[BID0 + k] = ("bid", amount)  # made into an action only when chosen
         if limit is None or base + BID_MENU * r <= limit:
             opts[RAISE] = Step("raise")
         return opts
@@ -243,9 +244,7 @@ class KuhhandelCodec(Codec):
                     a = avail[i]
                     pool += a
                     if a and pool >= need:
-                        opts[note0 + i] = (
-                            A.Pay(self._notes_with(chosen, i)) if need == 1 else Step("note", i)
-                        )
+                        opts[note0 + i] = ("pay", i) if need == 1 else Step("note", i)
                 return opts
             amount = info["amount"]
             pool = 0
@@ -254,20 +253,15 @@ class KuhhandelCodec(Codec):
                 v = notes[i]
                 pool += a * v  # value of every available note no larger than this one
                 if a and v > 0 and total + pool >= amount:
-                    opts[note0 + i] = (
-                        A.Pay(self._notes_with(chosen, i))
-                        if total + v >= amount
-                        else Step("note", i)
-                    )
+                    opts[note0 + i] = ("pay", i) if total + v >= amount else Step("note", i)
             return opts
         for i in range(top + 1):
             if avail[i]:
                 opts[note0 + i] = Step("note", i)
-        final = self._notes_with(chosen, -1)
         if kind == "offer":
-            opts[DONE] = A.Offer(final)
+            opts[DONE] = ("offer", -1)
         else:
-            opts[DONE] = A.Counter(final)
+            opts[DONE] = ("counter", -1)
             if not draft.count:
                 opts[ACCEPT] = A.ACCEPT
         return opts
@@ -288,6 +282,18 @@ class KuhhandelCodec(Codec):
         draft.total += self.notes[i]
         draft.count += 1
         draft.limit = i
+
+    def choose(
+        self, obs: Any, request: Request, draft: Draft, index: int, *, wait: bool = False
+    ) -> Any:
+        value = super().choose(obs, request, draft, index, wait=wait)
+        if type(value) is tuple:  # an answer built from the draft (see the options)
+            what, arg = value
+            if what == "bid":
+                return A.Bid(arg)
+            notes = self._notes_with(draft.chosen, arg)
+            return A.Pay(notes) if what == "pay" else _NOTES[what](notes)
+        return value
 
     def indices(self, obs: Any, request: Request, action: Any) -> list[int]:
         """The index path for ``action`` (checked by replaying it through :meth:`choose`)."""

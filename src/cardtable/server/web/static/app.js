@@ -52,8 +52,9 @@ export function navigate(path, { replace = false } = {}) {
   if (path === location.pathname) { route(); return; }
   if (replace) history.replaceState({}, "", path); else history.pushState({}, "", path);
   route();
+  // the new page's heading region takes the focus, unless the page focused a control itself
   const main = document.getElementById("main");
-  if (main) main.focus({ preventScroll: true });
+  if (main && !main.contains(document.activeElement)) main.focus({ preventScroll: true });
   window.scrollTo(0, 0);
 }
 

@@ -26,6 +26,13 @@ export function renderReplayList(main) {
   }).catch((err) => clear(main).append(h("h1", {}, "Replays"), h("p", { class: "error" }, err.message)));
 }
 
+function actionWords(action) {
+  if (!action || typeof action !== "object") return String(action);
+  const { kind, ...rest } = action;
+  const extra = Object.entries(rest).map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(", ") : v}`).join(", ");
+  return kind ? `${kind.replace(/_/g, " ")}${extra ? ` (${extra})` : ""}` : extra;
+}
+
 function winners(g) {
   const best = g.names.filter((_, s) => g.result.places[s] === 0);
   return `${g.result.termination}: ${best.join(" & ")} won`;
@@ -73,7 +80,8 @@ export function renderReplay(main, gameId) {
         boardBox.prepend(h("section", { class: "panel result" }, h("h2", {}, "Result"),
           KH.scoreTable(replay.game === "kuhhandel" ? replay.result : { ...replay.result, details: null }, names)));
       }
-      const actor = f.seat === null ? "The game begins." : `${names[f.seat]}: ${JSON.stringify(f.action)}`;
+      const said = f.events.map((ev) => describe(replay.game, ev, names)).filter((t) => t && !t.startsWith("("));
+      const actor = f.seat === null ? "The game begins." : said.length ? said.join(" ") : `${names[f.seat]}: ${actionWords(f.action)}`;
       stepText.textContent = `Step ${index} of ${last}. ${actor}`;
       clear(logBox).append(...lines.filter((l) => l.step <= index).slice(-300).map((l) =>
         h("li", { class: `${l.step === index ? "now" : ""}${l.private ? " private" : ""}` }, l.text)));
@@ -82,7 +90,7 @@ export function renderReplay(main, gameId) {
     const play = () => {
       if (timer) { stop(); playButton.textContent = "▶ Play"; playButton.setAttribute("aria-label", "Play"); return; }
       if (index >= last) show(0);
-      playButton.textContent = "⏸ Pause";
+      playButton.textContent = "‖ Pause";
       playButton.setAttribute("aria-label", "Pause");
       timer = setInterval(() => {
         if (index >= last) { stop(); playButton.textContent = "▶ Play"; playButton.setAttribute("aria-label", "Play"); return; }
@@ -97,8 +105,8 @@ export function renderReplay(main, gameId) {
     playButton.addEventListener("click", play);
     const ctl = (label, text, fn, key) => h("button", { type: "button", "aria-label": label, "data-control": key, onclick: fn }, text);
     const controls = h("div", { class: "replay-controls", role: "toolbar", "aria-label": "Replay controls" },
-      ctl("First step", "⏮", () => show(0), "first"), ctl("Step back", "◀", () => show(index - 1), "back"),
-      playButton, ctl("Step forward", "▶", () => show(index + 1), "forward"), ctl("Last step", "⏭", () => show(last), "last"),
+      ctl("First step", "« First", () => show(0), "first"), ctl("Step back", "‹ Back", () => show(index - 1), "back"),
+      playButton, ctl("Step forward", "Next ›", () => show(index + 1), "forward"), ctl("Last step", "Last »", () => show(last), "last"),
       h("label", { for: "scrub", class: "sr-only" }, "Step"), scrub, h("label", { for: "speed" }, "Speed "), speedSelect);
     const keys = (ev) => {
       if (ev.target.closest("input, select, textarea")) return;

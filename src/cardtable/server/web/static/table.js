@@ -64,7 +64,14 @@ function scrollLog(container) {
 }
 
 function titleOf(start) {
-  const rules = start.rules_name || "custom rules";
+  let rules = start.rules_name;
+  if (!rules) {
+    const r = start.rules || {};
+    const notes = [];
+    if (r.auction_style === "open") notes.push("open auction");
+    if (start.game === "cunegonda" && r.rounds) notes.push(`${r.rounds} rounds`);
+    rules = `${r.name && r.name !== "custom" ? r.name : "custom rules"}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+  }
   return `${start.game === "cunegonda" ? "Cunegonda" : "Kuhhandel"} · ${rules}`;
 }
 
@@ -146,15 +153,15 @@ export function renderSeat(main, gameId, navigate) {
   function tick() {
     if (!store || !store.start) return;
     const open = [...store.requests.values()];
-    const main = open.find((r) => !r.optional);
-    if (main) {
-      const spent = performance.now() - main.receivedAt;
-      const left = main.deadline_ms - spent;
-      const bank = main.time_bank_ms + Math.min(0, left);
+    const primary = open.find((r) => !r.optional);
+    if (primary) {
+      const spent = performance.now() - primary.receivedAt;
+      const left = primary.deadline_ms - spent;
+      const bank = primary.time_bank_ms + Math.min(0, left);
       clockEl.hidden = false;
       clockEl.className = `clock${left < 10000 ? " low" : ""}${left <= 0 ? " bank" : ""}`;
       clockEl.textContent = left > 0
-        ? `Your decision: ${seconds(left)} (time bank ${seconds(main.time_bank_ms)})`
+        ? `Your decision: ${seconds(left)} (time bank ${seconds(primary.time_bank_ms)})`
         : `Time bank: ${seconds(bank)} left, then the house bot answers`;
     } else {
       clockEl.hidden = true;
@@ -163,6 +170,8 @@ export function renderSeat(main, gameId, navigate) {
     const going = auctionClock(store.start, obs);
     goingEl.hidden = !going;
     goingEl.textContent = going || "";
+    const inBoard = boardBox.querySelector(".going");
+    if (inBoard && going) inBoard.textContent = going;
   }
   const ticker = setInterval(tick, 250);
   cleanups.push(() => clearInterval(ticker));
@@ -268,7 +277,7 @@ export function renderSeat(main, gameId, navigate) {
       if (open.length) {
         const target = (start.game === "cunegonda" ? handBox : actionsBox).querySelector("button:not([disabled]), input");
         const active = document.activeElement;
-        if (target && (!active || active === document.body || !main.contains(active) || active.closest(".actions, .hand-box") || active.tagName === "BUTTON")) {
+        if (target && (!active || active === document.body || active === main || !main.contains(active) || active.closest(".actions, .hand-box") || active.tagName === "BUTTON")) {
           target.focus({ preventScroll: true });
         }
       }

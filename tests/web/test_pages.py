@@ -1,0 +1,126 @@
+"""Bot registration (the token shown once), the leaderboard with its rating chart after real
+ranked games, the docs pages, a phone-sized table and playing by keyboard only."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import httpx
+import pytest
+from browser_helpers import Tab, WebServer, choose, game_id_of, open_tab, shot, sign_in
+
+from cardtable.client import play
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_register_then_leaderboard_shows_the_rating_history(tab: Tab, server: WebServer) -> None:
+    page = tab.page
+    page.goto(server.url + "/register")
+    page.get_by_label("Bot name").fill("web-bot-a")
+    page.get_by_role("button", name="Register").click()
+    token = page.locator("#bot-token").inner_text()
+    assert len(token) >= 20
+    assert "shown only this once" in page.locator(".token-box").inner_text()
+    # the same name again is refused with a readable reason
+    page.get_by_label("Bot name").fill("web-bot-a")
+    page.get_by_role("button", name="Register").click()
+    page.locator(".error").wait_for()
+    assert "Not registered" in page.locator(".error").inner_text()
+    assert page.locator("#bot-token").count() == 0  # the token is never shown again
+
+    reply = httpx.post(f"{server.url}/api/bots", json={"name": "web-bot-b"}, timeout=10)
+    token_b = reply.json()["token"]
+    ws = server.url.replace("http", "ws") + "/ws"
+    errors: list[BaseException] = []
+
+    def run(name: str, secret: str, seed: int) -> None:
+        try:
+            play(ws, name, secret, "random", game="kuhhandel", rules="classic", games=3, seed=seed)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=run, args=("web-bot-a", token, 1)),
+        threading.Thread(target=run, args=("web-bot-b", token_b, 2)),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+
+    page.goto(server.url + "/leaderboard")
+    choose(page, "form", "Game", "kuhhandel")
+    choose(page, "form", "Rule set", "classic")
+    page.locator("table.leaderboard").wait_for()
+    board = page.locator("table.leaderboard").inner_text()
+    assert "web-bot-a" in board and "web-bot-b" in board
+    chart = page.locator("svg.chart")
+    chart.wait_for()
+    line = chart.locator('g[data-bot="web-bot-a"] polyline')
+    points = line.get_attribute("points") or ""
+    assert len(points.split()) == 3  # one point per ranked game
+    assert chart.locator('g[data-bot="web-bot-a"] circle').count() == 3
+    page.locator(".legend").wait_for()
+    shot(tab, "leaderboard")
+    assert not tab.errors, tab.errors
+
+
+def test_docs_pages_render_the_project_docs(tab: Tab, server: WebServer) -> None:
+    page = tab.page
+    page.goto(server.url + "/docs-pages")
+    links = page.locator(".doc-nav a[href^='/docs-pages/']")
+    links.first.wait_for()
+    names = [a.get_attribute("href") for a in links.all()]
+    assert "/docs-pages/protocol" in names and "/docs-pages/web" in names
+    page.goto(server.url + "/docs-pages/web")
+    page.locator("article h1").wait_for()
+    assert "browser" in page.locator("article h1").inner_text().lower()
+    # the screenshots referenced by docs/web.md are served
+    images = page.locator("article img.shot")
+    assert images.count() >= 5
+    for src in [img.get_attribute("src") for img in images.all()]:
+        assert httpx.get(server.url + str(src), timeout=10).status_code == 200, src
+    assert not tab.errors, tab.errors
+
+
+def test_phone_sized_table_fits_and_plays_by_keyboard(browser: Any, server: WebServer) -> None:
+    phone = open_tab(browser, width=390, height=844)
+    try:
+        sign_in(phone, server, "Gus")
+        page = phone.page
+        form = "form[aria-labelledby=quick-h]"
+        choose(page, form, "Game", "kuhhandel")
+        choose(page, form, "House bot strength", "random")
+        page.locator(form).get_by_role("button", name="Play now").click()
+        game_id_of(phone)
+        panel = page.locator(".actions .panel")
+        panel.wait_for()
+        # no sideways scrolling on a phone
+        width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1], width
+        shot(phone, "phone-table")
+        # keyboard only: the new decision has the focus; Enter answers it
+        for _ in range(6):
+            panel = page.locator(".actions .panel").first
+            panel.wait_for()
+            kind = panel.get_attribute("data-kind")
+            focused = page.evaluate("() => document.activeElement?.closest('.actions') != null")
+            where = page.evaluate("() => document.activeElement?.outerHTML.slice(0, 120)")
+            assert focused, f"the {kind} decision did not take the focus ({where})"
+            before = len([m for m in phone.messages(sent=True) if m.get("type") == "action"])
+            if kind == "bid":
+                page.keyboard.press("Tab")  # from the first quick bid to the next control
+                page.keyboard.press("Shift+Tab")
+            page.keyboard.press("Enter")
+            page.wait_for_timeout(200)  # the frame goes out asynchronously
+            after = len([m for m in phone.messages(sent=True) if m.get("type") == "action"])
+            assert after == before + 1, (kind, before, after)
+        assert not [m for m in phone.messages() if m.get("type") == "rejected"]
+        phone.page.once("dialog", lambda dialog: dialog.accept())
+        page.get_by_role("button", name="Leave the table").click()
+        assert not phone.errors, phone.errors
+    finally:
+        phone.page.context.close()

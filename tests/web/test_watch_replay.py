@@ -1,0 +1,179 @@
+"""The spectator's page holds no private notes or hands (DOM and WebSocket frames), a person who
+leaves is replaced by the house bot, and the replay viewer steps through the stored game."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from browser_helpers import (
+    Tab,
+    WebServer,
+    choose,
+    cunegonda_step,
+    game_id_of,
+    kuhhandel_step,
+    open_tab,
+    play_until_over,
+    shot,
+    sign_in,
+)
+
+pytestmark = pytest.mark.timeout(180)
+
+#: Events only some seats receive (engine ``Event.to``): a spectator must never get one.
+PRIVATE_KINDS = {
+    "kuhhandel": {
+        "payment_notes",
+        "trade_notes",
+        "tie_notes",
+        "rat_note_value",
+        "rat_notes",
+        "peek",
+    },
+    "cunegonda": {"deal", "pass"},
+}
+
+
+def watch(browser: Any, server: WebServer, game_id: str) -> Tab:
+    spectator = open_tab(browser, width=1100, height=860)
+
+    def keep(reply: Any) -> None:
+        if "/public" in reply.url and reply.status == 200:
+            spectator.public_views.append(json.loads(reply.text()))
+
+    spectator.page.on("response", keep)
+    spectator.page.goto(f"{server.url}/watch/{game_id}")
+    return spectator
+
+
+def assert_spectator_saw_nothing_private(spectator: Tab, game: str) -> None:
+    messages = spectator.messages()
+    kinds = {m.get("type") for m in messages}
+    assert "game_start" in kinds and "event" in kinds, kinds
+    assert "request" not in kinds  # requests carry a seat's observation
+    welcome = next(m for m in messages if m["type"] == "welcome")
+    assert welcome["you"]["kind"] == "spectator"
+    start = next(m for m in messages if m["type"] == "game_start")
+    assert start["seat"] is None
+    leaked = [
+        m for m in messages if m["type"] == "event" and m["event"]["kind"] in PRIVATE_KINDS[game]
+    ]
+    assert not leaked, leaked[:3]
+    assert spectator.public_views, "the spectator page never read the public view"
+    for view in spectator.public_views:
+        obs = view["observation"]
+        assert obs["seat"] is None
+        if game == "kuhhandel":
+            assert obs["wallet"] is None
+        else:
+            assert obs["hand"] == [] and obs["passed"] is None and obs["received"] is None
+
+
+def test_spectator_sees_no_private_notes_and_the_replay_steps_through(
+    tab: Tab, browser: Any, server: WebServer
+) -> None:
+    sign_in(tab, server, "Bea")
+    page = tab.page
+    form = "form[aria-labelledby=quick-h]"
+    choose(page, form, "Game", "kuhhandel")
+    choose(page, form, "Rule set", "classic")
+    page.locator(form).get_by_label("Seats", exact=True).fill("3")
+    choose(page, form, "House bot strength", "random")
+    page.locator(form).get_by_role("button", name="Play now").click()
+    game_id = game_id_of(tab)
+    spectator = watch(browser, server, game_id)
+    try:
+        spectator.page.locator(".kh-board").wait_for()
+        # the person plays a while: notes change hands (private payment events to the person)
+        play_until_over(tab, kuhhandel_step, limit_s=60, decisions=30)
+        mine = [
+            m
+            for m in tab.messages()
+            if m.get("type") == "event" and m["event"]["kind"] in PRIVATE_KINDS["kuhhandel"]
+        ]
+        assert mine, "the person should have received private events by now"
+        spectator.page.wait_for_timeout(500)
+        shot(spectator, "spectator")
+        dom = spectator.page.locator("main")
+        assert dom.locator(".kh-mine").count() == 0
+        assert dom.locator(".seat .notes").count() == 0  # nobody's notes are shown while playing
+        assert "Your notes" not in dom.inner_text()
+        assert dom.locator(".actions").count() == 0
+        # the person's own wallet is on the person's page, and never in the spectator's page
+        own = tab.page.locator(".kh-mine").inner_text()
+        assert "Your notes" in own
+        html = spectator.page.content()
+        assert "kh-mine" not in html and "data-picker-send" not in html
+
+        # the person leaves: a house bot plays the seat and the game goes on to the end
+        tab.page.once("dialog", lambda dialog: dialog.accept())
+        tab.page.get_by_role("button", name="Leave the table").click()
+        tab.page.get_by_role("button", name="Take my seat back").wait_for()
+        spectator.page.locator(".result").wait_for(timeout=60000)
+        assert_spectator_saw_nothing_private(spectator, "kuhhandel")
+        assert not spectator.errors, spectator.errors
+
+        # the replay: step, scrub, play and pause; everything is revealed now
+        spectator.page.get_by_role("link", name="Watch the replay").first.click()
+        viewer = spectator.page
+        viewer.get_by_text("Step 0 of").wait_for()
+        step_text = viewer.locator(".step")
+        last = int(step_text.inner_text().split(" of ")[1].split(".")[0])
+        assert last > 50
+        for _ in range(3):
+            viewer.get_by_role("button", name="Step forward").click()
+        assert step_text.inner_text().startswith("Step 3 of")
+        viewer.get_by_role("button", name="Step back").click()
+        assert step_text.inner_text().startswith("Step 2 of")
+        assert viewer.locator(".log li").count() >= 2
+        # every seat's notes are shown in the replay
+        assert viewer.locator(".seat .notes").count() == 3
+        viewer.eval_on_selector(
+            "#scrub", "el => { el.value = 60; el.dispatchEvent(new Event('input')); }"
+        )
+        assert step_text.inner_text().startswith("Step 60 of")
+        viewer.locator("#speed").select_option("16")
+        viewer.get_by_role("button", name="Play").click()
+        viewer.wait_for_timeout(800)
+        viewer.get_by_role("button", name="Pause").click()
+        now = int(step_text.inner_text().split()[1])
+        assert now > 62, now
+        viewer.eval_on_selector(
+            "#scrub", "el => { el.value = 120; el.dispatchEvent(new Event('input')); }"
+        )
+        shot(spectator, "replay")
+        viewer.get_by_role("button", name="Last step").click()
+        assert step_text.inner_text().startswith(f"Step {last} of {last}")
+        assert "Final result" in viewer.locator(".result").inner_text()
+        assert not spectator.errors, spectator.errors
+    finally:
+        spectator.page.context.close()
+
+
+def test_cunegonda_spectator_sees_no_hand(tab: Tab, browser: Any, server: WebServer) -> None:
+    sign_in(tab, server, "Dora")
+    page = tab.page
+    form = "form[aria-labelledby=quick-h]"
+    choose(page, form, "Game", "cunegonda")
+    page.locator(form).get_by_label("Rounds in the match").fill("1")
+    choose(page, form, "House bot strength", "random")
+    page.locator(form).get_by_role("button", name="Play now").click()
+    game_id = game_id_of(tab)
+    spectator = watch(browser, server, game_id)
+    try:
+        spectator.page.locator(".cu-board").wait_for()
+        play_until_over(tab, cunegonda_step, limit_s=60, decisions=6)
+        spectator.page.wait_for_timeout(400)
+        dom = spectator.page.locator("main")
+        assert dom.locator(".hand").count() == 0
+        assert dom.locator(".mini-hand").count() == 0
+        # the person's hand is on the person's page only
+        assert tab.page.locator(".hand .card").count() > 0
+        play_until_over(tab, cunegonda_step, limit_s=60)
+        spectator.page.locator(".result").wait_for(timeout=30000)
+        assert_spectator_saw_nothing_private(spectator, "cunegonda")
+        assert not spectator.errors, spectator.errors
+    finally:
+        spectator.page.context.close()

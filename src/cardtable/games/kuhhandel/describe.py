@@ -41,6 +41,9 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
     if k == "closed":
         return f"  Going once, going twice: {d['high']} from {who(d['high_bidder'])}."
     if k == "decision":
+        if d.get("for") == "pedigree":
+            what = "pre-empts and pays the claimant" if d["buy"] else "lets the claimant have it"
+            return f"  {who(d['seat'])} {what}."
         return f"  {who(d['seat'])} {'buys it (pre-emption)' if d['buy'] else 'sells'}."
     if k == "exposed":
         return (

@@ -713,7 +713,7 @@ class KuhhandelGame(Game):
             payer, payee = auctioneer, self.high_bidder
         else:
             payer, payee = self.high_bidder, auctioneer
-        self._event("decision", {"seat": seat, "buy": isinstance(action, A.Buy)})
+        self._event("decision", {"seat": seat, "buy": isinstance(action, A.Buy), "for": "auction"})
         if self.money(payer) < self.high:
             self._expose(payer)
             return
@@ -1002,7 +1002,9 @@ class KuhhandelGame(Game):
             payer, payee = a, c
         else:
             payer, payee = c, a
-        self._event("decision", {"seat": seat, "buy": isinstance(action, A.Preempt)})
+        self._event(
+            "decision", {"seat": seat, "buy": isinstance(action, A.Preempt), "for": "pedigree"}
+        )
         self.payer, self.payee, self.amount, self.pay_reason = payer, payee, count, "pedigree"
         self.card_to = payer
         self.stage = PAY

@@ -25,7 +25,9 @@ export function describeKuhhandel(event, names = []) {
     case "knock": return `${who(d.seat)} knocks the auction down.`;
     case "no_bid": return `Nobody bids: ${who(d.seat)} takes the ${d.name} for free.`;
     case "closed": return `Going once, going twice, sold: ${d.high} from ${who(d.high_bidder)}.`;
-    case "decision": return `${who(d.seat)} ${d.buy ? "buys it (pre-emption)" : "sells"}.`;
+    case "decision":
+      if (d.for === "pedigree") return `${who(d.seat)} ${d.buy ? "pre-empts and pays the claimant" : "lets the claimant have it"}.`;
+      return `${who(d.seat)} ${d.buy ? "buys it (pre-emption)" : "sells"}.`;
     case "exposed": return `${who(d.seat)} cannot pay and shows ${list(d.notes)} (worth ${d.value}); the auction is repeated.`;
     case "payment": return `${who(d.from)} pays ${who(d.to)} ${notes(d.count)} for ${d.amount}.`;
     case "payment_notes": return `(notes: ${list(d.notes)})`;

@@ -35,7 +35,8 @@ def to_notes(counts: Sequence[int], notes: Sequence[int]) -> tuple[int, ...]:
     """The notes of a count vector, smallest first."""
     out: list[int] = []
     for c, v in zip(counts, notes, strict=True):
-        out.extend([v] * c)
+        if c:
+            out += [v] * c
     return tuple(out)
 
 

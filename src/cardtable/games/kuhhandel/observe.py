@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from types import UnionType
 from typing import TYPE_CHECKING, Any, Union, get_args, get_origin, get_type_hints
 
+from cardtable.games.kuhhandel import stages as ST
 from cardtable.games.kuhhandel.money import to_notes
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ class KuhhandelObservation:
         Driven by the field types, so a field added later decodes without touching this.
         """
         obs: KuhhandelObservation = _from_json(cls, data)
-        # Interned so that ``obs.stage is S.BID`` holds as it does for a local observation.
+        # Interned so that ``obs.stage is ST.BID`` holds as it does for a local observation.
         return replace(obs, stage=sys.intern(obs.stage))
 
 
@@ -151,12 +152,37 @@ def _from_json(hint: Any, value: Any) -> Any:
 
 
 def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
-    from cardtable.games.kuhhandel import state as S
+    """``seat``'s observation. The public part is built once per game state and shared."""
+    key = (len(game._history), len(game._events))
+    cache = game._obs_cache
+    if cache is None or cache[0] != key:
+        public = _public(game)
+        game._obs_cache = (key, public)
+    else:
+        public = cache[1]
+    data = dict(public)
+    data["seat"] = seat
+    data.update(_private(game, seat))
+    obs: KuhhandelObservation = object.__new__(KuhhandelObservation)
+    obs.__dict__.update(data)  # every field, from checked engine state: see _quick
+    return obs
 
-    notes = game.rules.notes
+
+def _quick(cls: type[Any], **values: Any) -> Any:
+    """Build a frozen dataclass from checked engine state without its ``__init__``.
+
+    The generated ``__init__`` sets each field with ``object.__setattr__``; observations are asked
+    for on most decisions, so this sets them all at once. Every field must be given.
+    """
+    obj = object.__new__(cls)
+    obj.__dict__.update(values)
+    return obj
+
+
+def _public(game: KuhhandelGame) -> dict[str, Any]:
     stage = game.stage
     auction = None
-    if stage in (S.BID, S.SELL_OR_BUY) or (stage is S.PAY and game.pay_reason == "auction"):
+    if stage in (ST.BID, ST.SELL_OR_BUY) or (stage is ST.PAY and game.pay_reason == "auction"):
         auction = AuctionView(
             auctioneer=game.turn_seat,
             card=game.card,
@@ -168,9 +194,35 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
             exposed=dict(game.exposed),
             caps=dict(game.caps),
         )
+    return {
+        "seats": game.seats,
+        "rules": game.rules.name,
+        "stage": stage,
+        "turn_seat": game.turn_seat,
+        "end_phase": game.end_phase,
+        "deck_size": len(game.deck),
+        "herds": tuple(tuple(h) for h in game.herds),
+        "note_counts": tuple(sum(w) for w in game.wallets),
+        # The duel's bank is face down (ten notes left it unseen): not public there.
+        "bank": None if game.bank is None or game.rules.duel else tuple(game.bank),
+        "drawn": tuple(game.drawn),
+        "pedigrees": tuple(tuple(p) for p in game.pedigrees),
+        "rats": tuple(game.rats),
+        "auction": auction,
+        "turns": game.turns,
+        "over": game.is_over(),
+        "rat_pile": len(game.rat_pile) if stage is ST.RAT else None,
+        "reserve": None if game.reserve is None else tuple(game.reserve),
+    }
+
+
+def _private(game: KuhhandelGame, seat: int | None) -> dict[str, Any]:
+    """The fields that differ per seat (the seat's own notes, offer, claim, peeked card)."""
+    stage = game.stage
     trade = None
-    if stage in (S.OFFER, S.RESPOND):
-        trade = TradeView(
+    if stage in (ST.OFFER, ST.RESPOND):
+        trade = _quick(
+            TradeView,
             challenger=game.challenger,
             opponent=game.opponent,
             species=game.trade_species,
@@ -180,46 +232,27 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
             my_offer=game.offer if seat == game.challenger and game.offer is not None else None,
         )
     countdown = None
-    if stage in (S.CLAIM, S.PREEMPT) or (stage is S.PAY and game.pay_reason == "pedigree"):
+    if stage in (ST.CLAIM, ST.PREEMPT) or (stage is ST.PAY and game.pay_reason == "pedigree"):
         countdown = {
             "card": game.card,
             "from": game.rules.countdown_from,
-            "chosen": sorted(game.claims) if stage is S.CLAIM else [],
-            "claimant": None if stage is S.CLAIM else game.claimant,
-            "count": None if stage is S.CLAIM else game.claim_count,
-            "my_claim": game.claims.get(seat) if seat is not None and stage is S.CLAIM else None,
+            "chosen": sorted(game.claims) if stage is ST.CLAIM else [],
+            "claimant": None if stage is ST.CLAIM else game.claimant,
+            "count": None if stage is ST.CLAIM else game.claim_count,
+            "my_claim": game.claims.get(seat) if seat is not None and stage is ST.CLAIM else None,
         }
     payment = None
-    if stage is S.PAY:
+    if stage is ST.PAY:
         payment = {
             "payer": game.payer,
             "payee": game.payee,
             "amount": game.amount,
             "for": game.pay_reason,
         }
-    return KuhhandelObservation(
-        seat=seat,
-        seats=game.seats,
-        rules=game.rules.name,
-        stage=stage,
-        turn_seat=game.turn_seat,
-        end_phase=game.end_phase,
-        deck_size=len(game.deck),
-        herds=tuple(tuple(h) for h in game.herds),
-        note_counts=tuple(sum(w) for w in game.wallets),
-        wallet=None if seat is None else to_notes(game.wallets[seat], notes),
-        # The duel's bank is face down (ten notes left it unseen): not public there.
-        bank=None if game.bank is None or game.rules.duel else tuple(game.bank),
-        drawn=tuple(game.drawn),
-        pedigrees=tuple(tuple(p) for p in game.pedigrees),
-        rats=tuple(game.rats),
-        auction=auction,
-        trade=trade,
-        payment=payment,
-        turns=game.turns,
-        over=game.is_over(),
-        countdown=countdown,
-        rat_pile=len(game.rat_pile) if stage is S.RAT else None,
-        peek=game.peek if stage is S.DIVIDE and seat == game.turn_seat else None,
-        reserve=None if game.reserve is None else tuple(game.reserve),
-    )
+    return {
+        "wallet": None if seat is None else to_notes(game.wallets[seat], game.rules.notes),
+        "trade": trade,
+        "countdown": countdown,
+        "payment": payment,
+        "peek": game.peek if stage is ST.DIVIDE and seat == game.turn_seat else None,
+    }

@@ -26,21 +26,22 @@ from cardtable.core.contract import (
 )
 from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.money import payment_problem, to_notes, wallet_value
+from cardtable.games.kuhhandel.observe import KuhhandelObservation, observe
 from cardtable.games.kuhhandel.rules import RuleSet
-
-# Stages: what the game waits for.
-TURN = "turn"
-BID = "bid"
-SELL_OR_BUY = "sell_or_buy"
-PAY = "pay"
-OFFER = "offer"
-RESPOND = "respond"
-CLAIM = "claim"
-PREEMPT = "preempt"
-RAT = "rat"
-DIVIDE = "divide"
-OVER = "over"
-AUCTION_STAGES = (BID, SELL_OR_BUY)
+from cardtable.games.kuhhandel.stages import (
+    AUCTION_STAGES,
+    BID,
+    CLAIM,
+    DIVIDE,
+    OFFER,
+    OVER,
+    PAY,
+    PREEMPT,
+    RAT,
+    RESPOND,
+    SELL_OR_BUY,
+    TURN,
+)
 
 # Hot path: build Request/Event tuples without the Python-level NamedTuple constructor.
 _new = tuple.__new__
@@ -142,6 +143,7 @@ class KuhhandelGame(Game):
             self._set_aside_duel_notes()
         self._pending: tuple[Request, ...] | None = None
         self._turn_choices: tuple[A.Action, ...] | None = None
+        self._obs_cache: tuple[tuple[int, int], dict[str, Any]] | None = None
         # Every possible challenge, built once when first needed (actions are immutable values).
         self._challenges: list[list[A.Challenge]] = []
         self._event("start", {"seats": seats, "first": first, "deck": len(deck)})
@@ -199,6 +201,7 @@ class KuhhandelGame(Game):
         if turn_seat is not None:
             self.turn_seat = turn_seat
         self.arranged = True
+        self._obs_cache = None
         self.turns = 0
         self._events.clear()
         self._pending = None
@@ -1164,9 +1167,7 @@ class KuhhandelGame(Game):
         self._event("end", {"termination": "aborted", "reason": reason})
 
     # ------------------------------------------------------------------ observation
-    def observe(self, seat: int | None) -> Any:
-        from cardtable.games.kuhhandel.observe import observe
-
+    def observe(self, seat: int | None) -> KuhhandelObservation:
         return observe(self, seat)
 
 

@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--bots",
         default="heuristic",
         help="comma-separated bots per seat: random, heuristic, expert, human, or path.py:Class "
-        "(a single name fills every seat)",
+        "(the last one fills the remaining seats)",
     )
     p.add_argument("--names", default=None, help="comma-separated seat names")
     p.add_argument("--seed", type=int, default=0)
@@ -46,11 +46,11 @@ def build_agents(game: str, refs: list[str], seed: int) -> list[Agent]:
 
 def seat_refs(bots: str, seats: int) -> list[str]:
     refs = [b.strip() for b in bots.split(",") if b.strip()]
-    if len(refs) == 1:
-        refs = refs * seats
-    if len(refs) != seats:
+    if not refs:
+        raise ValueError("no bots given")
+    if len(refs) > seats:
         raise ValueError(f"{len(refs)} bots for {seats} seats")
-    return refs
+    return refs + [refs[-1]] * (seats - len(refs))  # the last bot fills the other seats (as arena)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -373,6 +373,9 @@ def test_loadtest_command_runs_and_reports_no_errors(server: Server) -> None:
     assert figures["connected"] == 8 and figures["errors"] == {}
     assert figures["games"] >= 2 and figures["unfinished_games"] == 0
     assert figures["latency_samples"] > 0 and figures["decisions"] > 0
+    # the server's own figures for the same run sit next to the client's
+    server_side = figures["server_metrics"]["decision_latency"]
+    assert 0 < server_side["samples"] <= figures["decisions"]
 
 
 def test_loadtest_refuses_other_machines() -> None:

@@ -12,6 +12,11 @@ request) plus two loopback hops plus the time this process's event loop needed t
 frame. It therefore over-states the server's own work: :attr:`LoadReport.loop_lag` reports how
 late this process's event loop was, to tell the two apart. Samples are only taken for requests
 that follow an action (the first request of a game and simultaneous requests are not measured).
+
+The server measures the same loop from its side (``GET /api/metrics``: an action frame read to
+the next request of that table handed to the socket): the report carries the server's figures
+for the samples taken during the run (:attr:`LoadReport.server`), which is the number the
+issue's target is about.
 """
 
 from __future__ import annotations
@@ -85,6 +90,8 @@ class LoadReport:
     cpu_seconds: float = 0.0
     errors: dict[str, int] = field(default_factory=dict)
     examples: list[str] = field(default_factory=list)
+    #: The server's own ``GET /api/metrics`` over this run (``None``: not available).
+    server_metrics: dict[str, Any] | None = None
 
     def count(self, kind: str, n: int = 1, example: str | None = None) -> None:
         if n:
@@ -128,6 +135,7 @@ class LoadReport:
             "client_cpu_seconds": round(self.cpu_seconds, 2),
             "errors": dict(self.errors),
             "error_examples": list(self.examples),
+            "server_metrics": self.server_metrics,
         }
 
     def summary(self) -> str:
@@ -150,10 +158,42 @@ class LoadReport:
                 f"p99 {lat['p99']} ms, max {lat['max']} ms",
                 f"  client event loop lag: p50 {lag['p50']} ms, p99 {lag['p99']} ms; "
                 f"client CPU {d['client_cpu_seconds']} s",
+                self._server_line(),
                 f"  errors: {errors}",
                 *(f"    {e}" for e in self.examples),
             ]
         )
+
+    def _server_line(self) -> str:
+        m = self.server_metrics
+        if not m:
+            return "  server-side latency: not available (GET /api/metrics failed)"
+        d = m.get("decision_latency") or {}
+        b = m.get("bot_think") or {}
+        line = (
+            f"  server-side latency per decision (action read -> next request sent, "
+            f"{d.get('samples')} samples{'' if d.get('complete', True) else ', newest only'}): "
+            f"p50 {d.get('p50_ms')} ms, p90 {d.get('p90_ms')} ms, p99 {d.get('p99_ms')} ms, "
+            f"max {d.get('max_ms')} ms"
+        )
+        if b.get("samples"):
+            line += (
+                f"\n  server house/fallback bot decisions ({b.get('samples')}): "
+                f"mean {b.get('mean_ms')} ms, p99 {b.get('p99_ms')} ms, max {b.get('max_ms')} ms"
+            )
+        if m.get("server_cpu_seconds") is not None:
+            line += f"\n  server CPU {m['server_cpu_seconds']} s"
+        return line
+
+
+def fetch_metrics(base: str, query: str = "", timeout: float = 10.0) -> dict[str, Any] | None:
+    """The server's ``GET /api/metrics`` (blocking); ``None`` if it cannot be read."""
+    try:
+        with urllib.request.urlopen(f"{base}/api/metrics{query}", timeout=timeout) as response:
+            data = json.loads(response.read())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def http_base(server: str) -> str:
@@ -303,6 +343,7 @@ async def run_load(
             report.peak_seated = max(report.peak_seated, seated)
             await asyncio.sleep(0.25)
 
+    before = await asyncio.to_thread(fetch_metrics, http_base(server))
     say(f"playing {game} for {duration:g} s ...")
     started = time.perf_counter()
     players = [
@@ -334,4 +375,15 @@ async def run_load(
         report.count("server_errors", s.server_errors, s.errors[0] if s.errors else None)
         report.count("reconnects", s.reconnects)
     report.count("faults_in_finished_games", faults)
+    if before is not None:
+        since = int(before.get("decision_latency", {}).get("count", 0))
+        bot_since = int(before.get("bot_think", {}).get("count", 0))
+        after = await asyncio.to_thread(
+            fetch_metrics, http_base(server), f"?since={since}&bot_since={bot_since}"
+        )
+        if after is not None:
+            cpu_before, cpu_after = before.get("cpu_seconds"), after.get("cpu_seconds")
+            if isinstance(cpu_before, int | float) and isinstance(cpu_after, int | float):
+                after["server_cpu_seconds"] = round(cpu_after - cpu_before, 2)
+        report.server_metrics = after
     return report

@@ -56,6 +56,28 @@ def health(request: Request) -> dict[str, Any]:
         "running_tables": len(hub.tables),
         "connections": len(hub.online),
         "games": store.counts(),
+        "decision_latency": hub.metrics.decision.summary(
+            max(0, hub.metrics.decision.count - 10000)
+        ),
+    }
+
+
+@router.get("/metrics", summary="Decision latency and bot thinking time of this process")
+def metrics(
+    request: Request,
+    since: int = Query(
+        0, ge=0, description="only samples numbered from here (a `count` read earlier)"
+    ),
+    bot_since: int = Query(0, ge=0, description="the same for `bot_think`"),
+) -> dict[str, Any]:
+    """Decision latency: a client's action frame read -> the next request of that table handed
+    to the socket (p50/p90/p99/max in ms over the newest samples). bot_think: a house bot's or
+    the fallback's decision, from handing it to a thread to its answer back on the event loop."""
+    hub = _hub(request)
+    return {
+        **hub.metrics.to_json(since, bot_since),
+        "running_tables": len(hub.tables),
+        "connections": len(hub.online),
     }
 
 

@@ -21,6 +21,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cardtable.protocol import PROTOCOL_VERSION, ProtocolError, dumps, parse_client_message
 from cardtable.server.lobby import Hub, JoinError, Member
+from cardtable.server.metrics import Stamp
 from cardtable.server.store.db import now
 
 log = logging.getLogger("cardtable.server.connection")
@@ -33,6 +34,16 @@ CLOSE_GOING_AWAY = 1001
 MAX_QUEUED = 5000
 
 
+class _Close:
+    """The last item of a session's queue: close the socket with ``code``."""
+
+    __slots__ = ("code", "reason")
+
+    def __init__(self, code: int, reason: str) -> None:
+        self.code = code
+        self.reason = reason
+
+
 class Session:
     """The server side of one WebSocket connection."""
 
@@ -40,7 +51,9 @@ class Session:
         self.ws = websocket
         self.hub = hub
         self.server_version = server_version
-        self.out: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
+        # a text frame, a frame carrying a latency stamp, or the close
+        self.out: asyncio.Queue[str | tuple[str, Stamp] | _Close] = asyncio.Queue()
+        self.metrics = hub.metrics
         self.member: Member | None = None
         self.spectating: str | None = None
         self.closing = False
@@ -57,18 +70,20 @@ class Session:
     def send(self, message: Mapping[str, Any]) -> None:
         self.send_text(dumps(message))
 
-    def send_text(self, text: str) -> None:
+    def send_text(self, text: str, stamp: Stamp | None = None) -> None:
+        """Queue one frame; ``stamp`` (a request answering a reply) is recorded when the frame
+        has been handed to the socket."""
         if self.closing:
             return
         if self.out.qsize() >= MAX_QUEUED:
             self.close(CLOSE_POLICY, "the client does not read its messages")
             return
-        self.out.put_nowait(text)
+        self.out.put_nowait(text if stamp is None else (text, stamp))
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with ``code``."""
         if not self.closing:
-            self.out.put_nowait((code, reason))
+            self.out.put_nowait(_Close(code, reason))
             self.closing = True
 
     def fatal(self, code: str, reason: str, close_code: int = CLOSE_POLICY) -> None:
@@ -108,14 +123,22 @@ class Session:
                 return
 
     async def _writer(self) -> None:
+        metrics = self.metrics
+        send_text = self.ws.send_text
         try:
             while True:
                 item = await self.out.get()
-                if isinstance(item, tuple):
+                if type(item) is str:
+                    await send_text(item)
+                elif isinstance(item, tuple):
+                    await send_text(item[0])
+                    item[1].left()
+                else:
+                    assert isinstance(item, _Close)
                     with contextlib.suppress(Exception):
-                        await self.ws.close(code=item[0], reason=item[1][:120])
+                        await self.ws.close(code=item.code, reason=item.reason[:120])
                     return
-                await self.ws.send_text(item)
+                metrics.frames_out += 1
         except Exception:  # the client went away; the reader notices too
             self.closing = True
             with contextlib.suppress(Exception):
@@ -131,6 +154,8 @@ class Session:
             if frame["type"] == "websocket.disconnect":
                 self._disconnected = True
                 return
+            arrived = time.perf_counter()
+            self.metrics.frames_in += 1
             text = frame.get("text")
             if text is None:
                 raw = frame.get("bytes") or b""
@@ -149,7 +174,7 @@ class Session:
             except ProtocolError as exc:
                 self._refused(exc)
                 continue
-            await self._dispatch(message)
+            await self._dispatch(message, arrived)
 
     def _allow(self) -> bool:
         now_ = time.monotonic()
@@ -168,7 +193,7 @@ class Session:
             for game_id in self.hub.running_games(self.member.key):
                 self.hub.tables[game_id].on_malformed(self, exc.code, exc.reason)
 
-    async def _dispatch(self, message: dict[str, Any]) -> None:
+    async def _dispatch(self, message: dict[str, Any], arrived: float) -> None:
         kind = message["type"]
         if kind == "hello":
             await self._hello(message)
@@ -199,7 +224,7 @@ class Session:
                     }
                 )
                 return
-            if table.on_action(self, message["request_id"], message["action"]):
+            if table.on_action(self, message["request_id"], message["action"], arrived):
                 # answers to our own requests are never flooding: only unsolicited frames count
                 self._tokens = min(self._burst, self._tokens + 1.0)
         elif kind == "resume":

@@ -26,6 +26,7 @@ from typing import Any
 from cardtable.core import GameSpec, game_names, game_spec
 from cardtable.server import ratings as rating_math
 from cardtable.server.config import Settings
+from cardtable.server.metrics import ServerMetrics
 from cardtable.server.store.db import Identity, Store
 from cardtable.server.table import Peer, SeatState, Table, TableSetup
 
@@ -110,6 +111,8 @@ class Hub:
         self._house_ids: dict[str, int] = {}
         self._matchmaker: asyncio.Task[None] | None = None
         self.games_started = 0
+        #: Decision latency and bot thinking time of this process (``GET /api/metrics``).
+        self.metrics = ServerMetrics()
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -458,6 +461,7 @@ class Hub:
             instance=self.instance,
             fallback_name=self.fallback_bot(spec),
             on_end=self._table_ended,
+            metrics=self.metrics,
         )
         self.tables[game_id] = table
         for seat in seats:

@@ -39,6 +39,7 @@ from cardtable.core import (
 )
 from cardtable.protocol import dumps
 from cardtable.server.config import Settings
+from cardtable.server.metrics import ServerMetrics, Stamp
 from cardtable.server.store.db import FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.table")
@@ -49,7 +50,7 @@ class Peer(Protocol):
 
     def send(self, message: Mapping[str, Any]) -> None: ...
 
-    def send_text(self, text: str) -> None: ...
+    def send_text(self, text: str, stamp: Stamp | None = None) -> None: ...
 
 
 class AgentBox:
@@ -148,6 +149,7 @@ class Table:
         instance: str,
         fallback_name: str,
         on_end: Callable[[Table], None] | None = None,
+        metrics: ServerMetrics | None = None,
     ) -> None:
         self.id = setup.game_id
         self.spec = setup.spec
@@ -159,6 +161,9 @@ class Table:
         self.instance = instance
         self.fallback_name = fallback_name
         self.on_end = on_end
+        self.metrics = metrics or ServerMetrics(size=1024)
+        #: While a remote reply is being handled: its arrival, carried by the requests it causes.
+        self._stamp: Stamp | None = None
         self.game: Game = setup.spec.new_game(setup.rules, len(setup.seats), setup.seed)
         self.rules_json = self.game.rules_json()
         self.seats = setup.seats
@@ -402,9 +407,14 @@ class Table:
 
     # -- answers ----------------------------------------------------------------------------
 
-    def on_action(self, conn: Peer, request_id: str, data: Any) -> bool:
+    def on_action(
+        self, conn: Peer, request_id: str, data: Any, arrived: float | None = None
+    ) -> bool:
         """A client's ``action`` message for this table; ``True`` if it answered an open
-        request (applied or faulted), ``False`` if it was rejected as not the client's turn."""
+        request (applied or faulted), ``False`` if it was rejected as not the client's turn.
+
+        ``arrived`` (``time.perf_counter()`` when the frame was read) makes the requests this
+        answer causes at once a decision-latency sample (:mod:`cardtable.server.metrics`)."""
         ask = self.asks.get(request_id)
         if (
             ask is None
@@ -443,7 +453,11 @@ class Table:
             self._fault(ask, code, exc.reason)
             return True
         self._close(ask)
-        self._advance()
+        self._stamp = None if arrived is None else self.metrics.stamp(arrived)
+        try:
+            self._advance()
+        finally:
+            self._stamp = None
         return True
 
     def on_malformed(self, conn: Peer, code: str, reason: str) -> None:
@@ -536,7 +550,7 @@ class Table:
         }
         if ask.optional:
             message["optional"] = True
-        seat.conn.send(message)
+        seat.conn.send_text(dumps(message), self._stamp)
         ask.sent_at = time.monotonic()
         if ask.timer is not None:
             ask.timer.cancel()
@@ -556,12 +570,16 @@ class Table:
         events = self.game.events(box.cursor)
         box.cursor += len(events)
         visible = [e for e in events if e.visible_to(ask.seat)]
+        started = time.perf_counter()
         future = self._loop.run_in_executor(
             self.bot_executor, box.think, visible, observation, ask.request
         )
-        future.add_done_callback(lambda f: self._on_bot_done(ask, box, f))
+        future.add_done_callback(lambda f: self._on_bot_done(ask, box, f, started))
 
-    def _on_bot_done(self, ask: Ask, box: AgentBox, future: asyncio.Future[Any]) -> None:
+    def _on_bot_done(
+        self, ask: Ask, box: AgentBox, future: asyncio.Future[Any], started: float
+    ) -> None:
+        self.metrics.bot_think.add(time.perf_counter() - started)
         if not ask.open or self.result is not None:
             return
         try:

@@ -1,0 +1,123 @@
+"""Server-side timing of the decision loop, kept in memory and served at ``GET /api/metrics``.
+
+The figure issue 6 sets a target for is the **decision latency**: from the moment a client's
+``action`` frame is read from its WebSocket to the moment the next ``request`` frame of that
+table has been handed to the socket (written to the transport). It covers parsing, checking,
+applying the action, the events to every seat, building the request and the time both frames
+waited behind other work on the event loop. It does not cover the kernel's socket buffers or the
+network. A request that follows a house bot's or the fallback's decision is not a sample (that
+time is the bot's, measured separately as ``bot_think``).
+
+Samples are monotonic-clock differences stored in a fixed ring (the newest
+:data:`RING_SIZE`), so memory stays bounded for months. Percentiles are computed when asked.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from array import array
+from typing import Any
+
+#: Samples kept per series; older ones are overwritten.
+RING_SIZE = 1 << 17
+
+
+class Stamp:
+    """The arrival time of one reply, carried by the request frames it caused; the first frame
+    to leave records the sample (later ones of the same reply do not)."""
+
+    __slots__ = ("at", "done", "series")
+
+    def __init__(self, at: float, series: Latencies) -> None:
+        self.at = at
+        self.series = series
+        self.done = False
+
+    def left(self) -> None:
+        """A frame carrying this stamp was handed to the socket now."""
+        if not self.done:
+            self.done = True
+            self.series.add(time.perf_counter() - self.at)
+
+
+class Latencies:
+    """A ring of duration samples (seconds) with a running count.
+
+    ``count`` numbers every sample ever added, so a caller can ask for the samples after an
+    earlier ``count`` (:meth:`summary` ``since=``), as long as they are still in the ring.
+    """
+
+    def __init__(self, size: int = RING_SIZE) -> None:
+        self.size = size
+        self._ring = array("d", bytes(8 * size))
+        self.count = 0
+
+    def add(self, seconds: float) -> None:
+        self._ring[self.count % self.size] = seconds
+        self.count += 1
+
+    def samples(self, since: int = 0) -> tuple[list[float], bool]:
+        """The samples numbered ``since`` and later, oldest first, and whether all of them are
+        still held (``False``: the oldest were overwritten and are missing)."""
+        since = max(0, min(since, self.count))
+        first = max(since, self.count - self.size)
+        start, end = first % self.size, self.count % self.size
+        n = self.count - first
+        if n == 0:
+            values: list[float] = []
+        elif start < end:
+            values = self._ring[start:end].tolist()
+        else:
+            values = self._ring[start:].tolist() + self._ring[:end].tolist()
+        return values, first == since
+
+    def summary(self, since: int = 0) -> dict[str, Any]:
+        """``count`` (all samples ever), ``samples`` (how many are summarised, from ``since``),
+        ``complete`` and p50/p90/p99/max in milliseconds (``null`` without samples)."""
+        values, complete = self.samples(since)
+        values.sort()
+
+        def ms(q: float) -> float | None:
+            if not values:
+                return None
+            rank = max(0, min(len(values) - 1, math.ceil(q * len(values)) - 1))
+            return round(values[rank] * 1000.0, 3)
+
+        return {
+            "count": self.count,
+            "since": since,
+            "samples": len(values),
+            "complete": complete,
+            "p50_ms": ms(0.5),
+            "p90_ms": ms(0.9),
+            "p99_ms": ms(0.99),
+            "max_ms": ms(1.0),
+            "mean_ms": round(sum(values) / len(values) * 1000.0, 3) if values else None,
+        }
+
+
+class ServerMetrics:
+    """Everything ``GET /api/metrics`` reports for one server process."""
+
+    def __init__(self, size: int = RING_SIZE) -> None:
+        #: A remote reply read -> the next request of that table handed to the socket.
+        self.decision = Latencies(size)
+        #: A house bot or fallback decision: handed to a thread -> its answer back on the loop.
+        self.bot_think = Latencies(size)
+        self.frames_in = 0
+        self.frames_out = 0
+        self.started = time.time()
+
+    def stamp(self, at: float) -> Stamp:
+        return Stamp(at, self.decision)
+
+    def to_json(self, since: int = 0, bot_since: int = 0) -> dict[str, Any]:
+        return {
+            "uptime_s": round(time.time() - self.started, 1),
+            "cpu_seconds": round(time.process_time(), 3),
+            "frames_in": self.frames_in,
+            "frames_out": self.frames_out,
+            "decision_latency": self.decision.summary(since),
+            "bot_think": self.bot_think.summary(bot_since),
+        }

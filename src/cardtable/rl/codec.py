@@ -60,7 +60,7 @@ WAIT = Wait()
 class Draft:
     """The partial answer of the seat that is choosing (reset for every new request)."""
 
-    __slots__ = ("base", "chosen", "count", "limit", "options", "request", "total")
+    __slots__ = ("available", "base", "chosen", "count", "limit", "options", "request", "total")
 
     def __init__(self, request: Request | None, n_values: int = 0) -> None:
         self.request = request
@@ -70,6 +70,7 @@ class Draft:
         self.count = 0  # number of chosen notes
         self.limit = n_values - 1  # largest note index still allowed (notes go largest first)
         self.base = -1  # the bid the menu starts from (-1: the request's minimum)
+        self.available: list[int] | None = None  # codec scratch: what the request allows
 
     @property
     def started(self) -> bool:
@@ -85,6 +86,9 @@ class Codec(ABC):
     #: ``action_names[i]`` says in words what index ``i`` means (for docs and debugging).
     action_names: list[str]
 
+    def __init__(self) -> None:
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+
     @abstractmethod
     def new_draft(self, request: Request | None) -> Draft:
         """A fresh draft for ``request``."""
@@ -96,6 +100,7 @@ class Codec(ABC):
         """Every allowed index now, mapped to what :meth:`choose` makes of it: an engine action,
         a :class:`Step`, :data:`WAIT`, or a codec-specific token for an answer that is only built
         when chosen (creating every candidate action up front would cost more than the engine).
+        The dict may be shared between calls: read it, never change it.
 
         ``wait`` allows :data:`WAIT` where the game has a request that may also be left open
         (only the environment can wait; an agent must answer).
@@ -130,11 +135,21 @@ class Codec(ABC):
     def mask(
         self, obs: Any, request: Request | None, draft: Draft | None, *, wait: bool = False
     ) -> np.ndarray:
-        """The ``int8`` mask: 1 exactly for the indices :meth:`choose` accepts."""
-        m = np.zeros(self.n_actions, dtype=np.int8)
-        if request is not None and draft is not None:
-            m[list(self.allowed(obs, request, draft, wait=wait))] = 1
-        return m
+        """The ``int8`` mask: 1 exactly for the indices :meth:`choose` accepts (a new array
+        the caller may keep or change)."""
+        if request is None or draft is None:
+            return np.zeros(self.n_actions, dtype=np.int8)
+        key = tuple(self.allowed(obs, request, draft, wait=wait))
+        # Few distinct masks occur (a menu, the notes of a wallet, legal cards): one per set of
+        # allowed indices, copied, is cheaper than filling a new one index by index.
+        masks = self._masks
+        m = masks.get(key)
+        if m is None:
+            if len(masks) > 4096:
+                masks.clear()
+            m = masks[key] = np.zeros(self.n_actions, dtype=np.int8)
+            m[list(key)] = 1
+        return m.copy()
 
     def choose(
         self, obs: Any, request: Request, draft: Draft, index: int, *, wait: bool = False

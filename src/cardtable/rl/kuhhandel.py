@@ -109,6 +109,7 @@ FIXED_NAMES = (
     "raise",
 )
 BID0 = len(FIXED_NAMES)
+_RAISE = Step("raise")
 _NOTES: dict[str, Any] = {"offer": A.Offer, "counter": A.Counter}
 
 _FIXED: dict[A.Action, int] = {
@@ -133,6 +134,7 @@ class KuhhandelCodec(Codec):
     game = "kuhhandel"
 
     def __init__(self, rules: RuleSet, seats: int, *, overbid: bool = False) -> None:
+        super().__init__()
         self.rules = rules
         self.seats = seats
         self.overbid = overbid
@@ -158,12 +160,16 @@ class KuhhandelCodec(Codec):
         self._deck = max(1, rules.animal_cards + (S if rules.pedigrees else 0) + rules.rats)
         self._cards = 2 * S + 1
         self._rats = 1.0 / max(rules.rats, 1)
-        self._zero_seats = [0.0] * seats
-        self._zero_notes = [0.0] * D
-        self._holding_cache: dict[Any, list[float]] = {}
-        self._last: tuple[Any, Any, np.ndarray] = (None, None, np.zeros(0, np.float32))
-        self._no_draft = np.zeros(D + 3, dtype=np.float32)
-        self.obs_size = len(self._encode_base(_blank_observation(rules, seats), None)) + D + 3
+        self._bid_menus: dict[tuple[bool, int, bool], dict[int, Any]] = {}
+        self._inv_size_np = np.array(self._inv_size)
+        self._hold_width = 2 * S + 1
+        self._hold_key: tuple[Any, ...] = ()
+        self._hold_abs = np.zeros(0, dtype=np.float32)
+        self._seats_key: tuple[Any, ...] = ()
+        self._seats_abs = np.zeros(0, dtype=np.float32)
+        self._money_cache: dict[Any, np.ndarray] = {}
+        self._layout()
+        self._last: tuple[Any, Any, np.ndarray] = (None, None, self._zeros)
 
     # ------------------------------------------------------------------ actions
     def new_draft(self, request: Request | None) -> Draft:
@@ -204,33 +210,40 @@ class KuhhandelCodec(Codec):
         return opts
 
     def _bid_options(self, info: Mapping[str, Any], draft: Draft) -> dict[int, Any]:
-        low = info["min"]
-        base = draft.base if draft.base >= 0 else low
+        first = draft.base < 0
+        base = info["min"] if first else draft.base
         limit = info.get("max")
         if not self.overbid:
             money = info["money"]
             limit = money if limit is None else min(limit, money)
         r = self.raise_
-        opts: dict[int, Any] = {}
-        if draft.base < 0:
-            opts[PASS] = A.PASS
-        for k in range(BID_MENU):
-            amount = base + k * r
-            if limit is not None and amount > limit:
-                break
-            opts[BID0 + k] = ("bid", amount)  # made into an action only when chosen
-        if limit is None or base + BID_MENU * r <= limit:
-            opts[RAISE] = Step("raise")
+        if limit is None:
+            count, more = BID_MENU, True
+        else:
+            count = 0 if base > limit else min(BID_MENU, (limit - base) // r + 1)
+            more = base + BID_MENU * r <= limit
+        # The menu's tokens are relative (``bid+k``), so a few dicts serve every bid (shared:
+        # read-only, like every options dict).
+        key = (first, count, more)
+        opts = self._bid_menus.get(key)
+        if opts is None:
+            opts = {PASS: A.PASS} if first else {}
+            for k in range(count):
+                opts[BID0 + k] = ("bid", k)  # made into an action only when chosen
+            if more:
+                opts[RAISE] = _RAISE
+            self._bid_menus[key] = opts
         return opts
 
     def _note_options(self, kind: str, info: Mapping[str, Any], draft: Draft) -> dict[int, Any]:
-        idx = self.note_index
-        avail = [0] * self.n_notes
-        for v in info["wallet"]:
-            avail[idx[v]] += 1
-        chosen = draft.chosen
-        for i, c in enumerate(chosen):
-            avail[i] -= c
+        avail = draft.available
+        if avail is None:  # the first step of this answer: count the wallet once
+            idx = self.note_index
+            avail = draft.available = [0] * self.n_notes
+            for v in info["wallet"]:
+                avail[idx[v]] += 1
+        if draft.count:
+            avail = [a - c for a, c in zip(avail, draft.chosen, strict=True)]
         notes = self.notes
         note0 = self.note0
         top = draft.limit
@@ -290,7 +303,8 @@ class KuhhandelCodec(Codec):
         if type(value) is tuple:  # an answer built from the draft (see the options)
             what, arg = value
             if what == "bid":
-                return A.Bid(arg)
+                base = draft.base if draft.base >= 0 else (request.info or {})["min"]
+                return A.Bid(base + arg * self.raise_)
             notes = self._notes_with(draft.chosen, arg)
             return A.Pay(notes) if what == "pay" else _NOTES[what](notes)
         return value
@@ -325,185 +339,216 @@ class KuhhandelCodec(Codec):
         return path
 
     # ------------------------------------------------------------------ observation
+    # The vector is written into one preallocated buffer (a copy of a zero template) at fixed
+    # offsets: building a list of every feature and converting it cost more than the engine's
+    # decision. Blocks that change only when cards or notes move (herds, pedigrees, rats,
+    # drawn; wallet, bank, reserve) are cached on their values; a later step of the same answer
+    # (same observation object and request) reuses the whole base and only writes the draft.
+    # ``tests/rl/reference.py`` is the same layout written plainly; a test compares the two.
+
+    def _layout(self) -> None:
+        n, S, D, cards = self.seats, self.n_species, self.n_notes, self._cards
+        o = len(KINDS)
+        self._o_scalars = o  # end phase, deck left, turns
+        o += 3
+        self._o_hold = o  # per seat: herd (S), pedigrees (S), rats; then drawn (S)
+        o += n * (2 * S + 1)
+        self._o_drawn = o
+        o += S
+        self._o_seats = o  # per seat: note count, on turn, capped, cap
+        o += 4 * n
+        self._o_money = o  # own notes per value (D), money, bank (D), reserve (D)
+        o += 3 * D + 1
+        self._o_auction = o  # flag, lot (cards), high bid, round, high bidder (n)
+        o += 1 + cards + 2 + n
+        self._o_trade = o  # flag, cards, offers, again, own offer; challenger, opponent; species
+        o += 5 + 2 * n + S + 1
+        self._o_payment = o  # flag, amount, pedigree note count, payer is me; payee (n)
+        o += 4 + n
+        self._o_countdown = o  # flag, chosen, count, own claim; claimant (n); species (S)
+        o += 4 + n + S
+        self._o_rat_pile = o
+        o += 1
+        self._o_peek = o
+        o += cards
+        self._o_bounds = o  # the bid's minimum and maximum
+        o += 2
+        self._o_draft = o  # notes chosen per value (D), their value, largest allowed, bid base
+        o += D + 3
+        self.obs_size = o
+        self._zeros = np.zeros(o, dtype=np.float32)
+
     def encode(
         self, obs: KuhhandelObservation, request: Request | None, draft: Draft | None
     ) -> np.ndarray:
         last = self._last
         if last[0] is obs and last[1] is request:
-            base = last[2]  # a later step of the same answer: only the draft changed
+            out = last[2].copy()  # a later step of the same answer: only the draft changed
         else:
-            base = np.array(self._encode_base(obs, request), dtype=np.float32)
+            base = self._encode_base(obs, request)
             self._last = (obs, request, base)
-        if draft is None or not draft.started:
-            return np.concatenate((base, self._no_draft))
-        tail = [0.2 * c for c in draft.chosen]
-        tail += (
-            draft.total * self._ms,
-            (draft.limit + 1) / self.n_notes,
-            max(draft.base, 0) * self._ms,
-        )
-        return np.concatenate((base, np.array(tail, dtype=np.float32)))
-
-    def _rel(self, seat: int | None, me: int) -> list[float]:
-        out = self._zero_seats.copy()
-        if seat is not None and seat >= 0:
-            out[(seat - me) % self.seats] = 1.0
+            out = base.copy()
+        if draft is not None and draft.started:
+            o = self._o_draft
+            for i, c in enumerate(draft.chosen):
+                if c:
+                    out[o + i] = 0.2 * c
+            o += self.n_notes
+            out[o] = draft.total * self._ms
+            out[o + 1] = (draft.limit + 1) / self.n_notes
+            out[o + 2] = max(draft.base, 0) * self._ms
         return out
 
-    def _holdings(self, obs: KuhhandelObservation, me: int) -> list[float]:
-        """Herds, pedigrees, rats per seat and the cards drawn: they change only when cards
-        move, so the block is cached on their values."""
-        key = (me, obs.herds, obs.pedigrees, obs.rats, obs.drawn)
-        hit = self._holding_cache.get(key)
-        if hit is not None:
-            return hit
-        n, S, inv = self.seats, self.n_species, self._inv_size
-        out: list[float] = []
-        for r in range(n):
-            s = (me + r) % n
-            out += [h * f for h, f in zip(obs.herds[s], inv, strict=True)]
-            ped = [0.0] * S
-            for p in obs.pedigrees[s]:
-                ped[p] = 1.0
-            out += ped
-            out.append(obs.rats[s] * self._rats)
-        out += [d * f for d, f in zip(obs.drawn, inv, strict=True)]
-        if len(self._holding_cache) > 4096:
-            self._holding_cache.clear()
-        self._holding_cache[key] = out
-        return out
+    def _holdings(self, obs: KuhhandelObservation) -> np.ndarray:
+        """Herds, pedigrees and rats per seat in seat order, then the cards drawn. They change
+        only when cards move, so the block is rebuilt only then (the caller rotates it)."""
+        key = (obs.herds, obs.pedigrees, obs.rats, obs.drawn)
+        if key != self._hold_key:  # tuples: identical parts compare at once
+            self._hold_key = key
+            n, S = self.seats, self.n_species
+            rows = np.zeros((n, 2 * S + 1))
+            rows[:, :S] = np.array(obs.herds) * self._inv_size_np
+            for s, peds in enumerate(obs.pedigrees):
+                for p in peds:
+                    rows[s, S + p] = 1.0
+            rows[:, 2 * S] = np.array(obs.rats) * self._rats
+            drawn = np.array(obs.drawn) * self._inv_size_np
+            self._hold_abs = np.concatenate((rows.ravel(), drawn)).astype(np.float32)
+        return self._hold_abs
 
-    def _encode_base(self, obs: KuhhandelObservation, request: Request | None) -> list[float]:
+    def _seat_rows(self, obs: KuhhandelObservation) -> np.ndarray:
+        """Note count and turn per seat in seat order (4 values each; the caps are added by the
+        caller); rebuilt when they change."""
+        key = (obs.note_counts, obs.turn_seat)
+        if key != self._seats_key:
+            self._seats_key = key
+            n = self.seats
+            out = [0.0] * (4 * n)
+            for s, c in enumerate(obs.note_counts):
+                out[4 * s] = c * 0.1
+            turn = obs.turn_seat
+            if turn is not None and 0 <= turn < n:
+                out[4 * turn + 1] = 1.0
+            self._seats_abs = np.array(out, dtype=np.float32)
+        return self._seats_abs
+
+    def _money(self, obs: KuhhandelObservation) -> np.ndarray:
+        """Own notes per value, money, bank and reserve (cached on their values)."""
+        key = (obs.wallet, obs.bank, obs.reserve)
+        block = self._money_cache.get(key)
+        if block is not None:
+            return block
+        D = self.n_notes
+        out = [0.0] * (3 * D + 1)
+        idx = self.note_index
+        wallet = obs.wallet or ()
+        for v in set(wallet):
+            out[idx[v]] = 0.2 * wallet.count(v)
+        out[D] = obs.money * self._ms
+        if obs.bank is not None:
+            out[D + 1 : 2 * D + 1] = [0.1 * c for c in obs.bank]
+        if obs.reserve is not None:
+            out[2 * D + 1 :] = [0.1 * c for c in obs.reserve]
+        if len(self._money_cache) > 4096:
+            self._money_cache.clear()
+        block = self._money_cache[key] = np.array(out, dtype=np.float32)
+        return block
+
+    def _encode_base(self, obs: KuhhandelObservation, request: Request | None) -> np.ndarray:
+        """Everything but the draft, for the seat of ``obs`` answering ``request`` (or none)."""
         me = obs.seat if obs.seat is not None else 0
         n = self.seats
-        S = self.n_species
         ms = self._ms
-        kind = [0.0] * len(KINDS)
+        out = self._zeros.copy()
         if request is not None:
-            kind[_KIND_INDEX[request.kind]] = 1.0
-        out = kind
-        out += (float(obs.end_phase), obs.deck_size / self._deck, obs.turns * 0.01)
-        out += self._holdings(obs, me)
+            kind = request.kind
+            out[_KIND_INDEX[kind]] = 1.0
+            if kind == "bid":
+                info = request.info or {}
+                cap = info.get("max")
+                o = self._o_bounds
+                out[o] = info["min"] * ms
+                out[o + 1] = (info["money"] if cap is None else cap) * ms
+        o = self._o_scalars
+        if obs.end_phase:
+            out[o] = 1.0
+        out[o + 1] = obs.deck_size / self._deck
+        out[o + 2] = obs.turns * 0.01
+        # Per-seat blocks are kept in seat order; seen from ``me`` they are rotated: the rows
+        # of seats me … n-1 first, then 0 … me-1 (two slice copies).
+        o, d = self._o_hold, self._o_drawn
+        block = self._holdings(obs)
+        k = me * self._hold_width
+        out[o : d - k] = block[k : d - o]
+        out[d - k : d] = block[:k]
+        out[d : self._o_seats] = block[d - o :]
+        o = self._o_seats
+        block = self._seat_rows(obs)
+        k = 4 * me
+        end = o + 4 * n
+        out[o : end - k] = block[k:]
+        out[end - k : end] = block[:k]
         auction = obs.auction
-        caps = auction.caps if auction is not None else {}
-        turn_seat = obs.turn_seat
-        counts_n = obs.note_counts
-        for r in range(n):
-            s = (me + r) % n
-            cap = caps.get(s) if caps else None
-            out += (
-                counts_n[s] * 0.1,
-                1.0 if s == turn_seat else 0.0,
-                0.0 if cap is None else 1.0,
-                0.0 if cap is None else cap * ms,
-            )
-        counts = [0.0] * self.n_notes
-        idx = self.note_index
-        for v in obs.wallet or ():
-            counts[idx[v]] += 0.2
-        out += counts
-        out.append(obs.money * ms)
-        out += [0.1 * c for c in obs.bank] if obs.bank is not None else self._zero_notes
-        out += [0.1 * c for c in obs.reserve] if obs.reserve is not None else self._zero_notes
-        # the auction
-        lot = [0.0] * self._cards
-        if auction is None:
-            out.append(0.0)
-            out += lot
-            out += (0.0, 0.0)
-            out += self._zero_seats
-        else:
-            out.append(1.0)
+        if auction is not None and auction.caps:
+            for s, cap in auction.caps.items():
+                r = o + 4 * ((s - me) % n)
+                out[r + 2] = 1.0
+                out[r + 3] = cap * ms
+        out[self._o_money : self._o_auction] = self._money(obs)
+        if auction is not None:
+            o = self._o_auction
+            out[o] = 1.0
             for c in auction.lot:
-                lot[c] += 1.0
-            out += lot
-            out += (auction.high * ms, auction.round * 0.1)
-            out += self._rel(auction.high_bidder, me)
-        # the cow trade
+                out[o + 1 + c] += 1.0
+            o += 1 + self._cards
+            out[o] = auction.high * ms
+            out[o + 1] = auction.round * 0.1
+            hb = auction.high_bidder
+            if hb is not None and hb >= 0:
+                out[o + 2 + (hb - me) % n] = 1.0
         trade = obs.trade
-        species = [0.0] * (S + 1)
-        if trade is None:
-            out += (0.0, 0.0, 0.0, 0.0, 0.0)
-            out += self._zero_seats
-            out += self._zero_seats
-        else:
-            species[trade.species] = 1.0
-            out += (
-                1.0,
-                trade.cards * 0.25,
-                0.0 if trade.offer_count is None else 0.1 * (trade.offer_count + 1),
-                1.0 if trade.again else 0.0,
-                0.0 if trade.my_offer is None else sum(trade.my_offer) * ms,
-            )
-            out += self._rel(trade.challenger, me)
-            out += self._rel(trade.opponent, me)
-        out += species
-        # the payment
+        if trade is not None:
+            o = self._o_trade
+            out[o] = 1.0
+            out[o + 1] = trade.cards * 0.25
+            if trade.offer_count is not None:
+                out[o + 2] = 0.1 * (trade.offer_count + 1)
+            if trade.again:
+                out[o + 3] = 1.0
+            if trade.my_offer is not None:
+                out[o + 4] = sum(trade.my_offer) * ms
+            o += 5
+            if trade.challenger is not None and trade.challenger >= 0:
+                out[o + (trade.challenger - me) % n] = 1.0
+            if trade.opponent is not None and trade.opponent >= 0:
+                out[o + n + (trade.opponent - me) % n] = 1.0
+            out[o + 2 * n + trade.species] = 1.0
         pay = obs.payment
-        if pay is None:
-            out += (0.0, 0.0, 0.0, 0.0)
-            out += self._zero_seats
-        else:
-            pedigree = pay["for"] == "pedigree"
-            out += (
-                1.0,
-                0.0 if pedigree else pay["amount"] * ms,
-                pay["amount"] * 0.1 if pedigree else 0.0,
-                1.0 if pay["payer"] == me else 0.0,
-            )
-            out += self._rel(pay["payee"], me)
-        # the pedigree countdown
+        if pay is not None:
+            o = self._o_payment
+            out[o] = 1.0
+            if pay["for"] == "pedigree":
+                out[o + 2] = pay["amount"] * 0.1
+            else:
+                out[o + 1] = pay["amount"] * ms
+            if pay["payer"] == me:
+                out[o + 3] = 1.0
+            payee = pay["payee"]
+            if payee is not None and payee >= 0:
+                out[o + 4 + (payee - me) % n] = 1.0
         cd = obs.countdown
-        ped_species = [0.0] * S
-        if cd is None:
-            out += (0.0, 0.0, 0.0, 0.0)
-            out += self._zero_seats
-        else:
-            ped_species[cd["card"] - S] = 1.0
-            out += (
-                1.0,
-                len(cd["chosen"]) / n,
-                0.1 * (cd["count"] or 0),
-                0.1 * (cd["my_claim"] or 0),
-            )
-            out += self._rel(cd["claimant"], me)
-        out += ped_species
-        out.append(0.0 if obs.rat_pile is None else 0.1 * (obs.rat_pile + 1))
-        peek = [0.0] * self._cards
+        if cd is not None:
+            o = self._o_countdown
+            out[o] = 1.0
+            out[o + 1] = len(cd["chosen"]) / n
+            out[o + 2] = 0.1 * (cd["count"] or 0)
+            out[o + 3] = 0.1 * (cd["my_claim"] or 0)
+            claimant = cd["claimant"]
+            if claimant is not None and claimant >= 0:
+                out[o + 4 + (claimant - me) % n] = 1.0
+            out[o + 4 + n + cd["card"] - self.n_species] = 1.0
+        if obs.rat_pile is not None:
+            out[self._o_rat_pile] = 0.1 * (obs.rat_pile + 1)
         if obs.peek is not None:
-            peek[obs.peek] = 1.0
-        out += peek
-        # what bounds a bid
-        if request is not None and request.kind == "bid":
-            info = request.info or {}
-            cap = info.get("max")
-            out += (info["min"] * ms, (info["money"] if cap is None else cap) * ms)
-        else:
-            out += (0.0, 0.0)
+            out[self._o_peek + obs.peek] = 1.0
         return out
-
-
-def _blank_observation(rules: RuleSet, seats: int) -> KuhhandelObservation:
-    """An observation of the right shape (used to size the vector)."""
-    n = len(rules.species)
-    return KuhhandelObservation(
-        seat=0,
-        seats=seats,
-        rules=rules.name,
-        stage="turn",
-        turn_seat=0,
-        end_phase=False,
-        deck_size=0,
-        herds=tuple((0,) * n for _ in range(seats)),
-        note_counts=(0,) * seats,
-        wallet=(),
-        bank=None,
-        drawn=(0,) * n,
-        pedigrees=tuple(() for _ in range(seats)),
-        rats=(0,) * seats,
-        auction=None,
-        trade=None,
-        payment=None,
-        turns=0,
-        over=False,
-    )

@@ -15,8 +15,6 @@ import random
 import time
 from typing import Any
 
-import numpy as np
-
 from cardtable.core.registry import load_bot
 from cardtable.rl.aec import CardtableEnv
 
@@ -36,7 +34,7 @@ def measure_env(
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
+            legal = obs["action_mask"].nonzero()[0]
             env.step(int(legal[int(rng.random() * len(legal))]))
             steps += 1
         decisions += len(env.game.history())

@@ -23,7 +23,7 @@ How it decides:
 5. **Trivial requests** (a single choice, paying, knocking, a bid it cannot afford) are answered
    at once without search.
 
-Budget: ``iterations`` playouts per decision, split over the candidates (default 16); with an
+Budget: ``iterations`` playouts per decision, split over the candidates (default 32); with an
 iteration budget the bot is deterministic for a seed. ``time_per_decision`` (seconds) samples
 worlds until that time is used instead (not reproducible). ``time_cap`` (default 0.3 s) ends any
 search early so that a slow machine never misses a server deadline.
@@ -40,12 +40,15 @@ from cardtable.core.contract import Event, Request
 from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.bots.belief import Belief, counts_of, sample_world
 from cardtable.games.kuhhandel.bots.heuristic import HeuristicBot
-from cardtable.games.kuhhandel.bots.sim import Model, Sim, pay_counts
+from cardtable.games.kuhhandel.bots.sim import COINS, Model, Sim, pay_counts
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 
-DEFAULT_ITERATIONS = 16
+DEFAULT_ITERATIONS = 32
 MONEY_FRACTIONS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
 TURN_TRADES = 5  # cow trades considered on a turn, by the heuristic's appeal
+#: Bonus per world for the heuristic's own answer: with a few playouts per candidate the best mean
+#: is partly luck, so another answer must beat the heuristic's by a margin to be preferred.
+PRIOR_BONUS = 0.02
 
 #: A candidate's playout: apply the candidate's episode to a world (context from ``prepare``).
 Runner = Callable[[Sim, Any, Any], None]
@@ -60,8 +63,10 @@ class ExpertBot:
         iterations: int = DEFAULT_ITERATIONS,
         time_per_decision: float | None = None,
         time_cap: float | None = 0.3,
+        jump_bids: bool = False,
     ) -> None:
         self.rng = random.Random(seed)
+        self.jump_bids = jump_bids
         self.iterations = max(1, int(iterations))
         self.time_per_decision = time_per_decision
         self.time_cap = time_cap
@@ -134,6 +139,7 @@ class ExpertBot:
         candidates: Sequence[Any],
         run: Runner,
         prepare: Callable[[Sim, random.Random], Any] | None = None,
+        prior: int | None = None,
     ) -> Any:
         assert obs.seat is not None and self.model is not None and self.belief is not None
         if len(candidates) == 1:
@@ -153,6 +159,8 @@ class ExpertBot:
             if self.time_cap is not None and done and time.perf_counter() - start >= self.time_cap:
                 break
             base = sample_world(obs, self.model, self.belief, rng)
+            base.coins = [rng.random() for _ in range(COINS)]
+            base.herd_stats()
             ctx = prepare(base, rng) if prepare is not None else None
             seed = rng.getrandbits(32)
             for i, cand in enumerate(candidates):
@@ -162,6 +170,8 @@ class ExpertBot:
                 totals[i] += sim.utility(me)
             done += 1
         self.last_worlds = done
+        if prior is not None:
+            totals[prior] += PRIOR_BONUS * done
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
         return candidates[best]
 
@@ -249,7 +259,7 @@ class ExpertBot:
         raw = {int(h * f) // step * step for f in (0.5, 1.0, 1.5, 2.2)} | {top // step * step}
         levels = sorted(v for v in raw if low <= v <= top)
         candidates: list[tuple[int, int]] = [(0, 0)] + [(v, 0) for v in levels]
-        if m.max_rounds is not None:
+        if m.max_rounds is not None and self.jump_bids:
             candidates += [(v, v) for v in levels]
         a, high = auction.auctioneer, auction.high
         hb = auction.high_bidder if auction.high_bidder is not None else -1
@@ -261,7 +271,8 @@ class ExpertBot:
             sim.auction(a, card, high, hb, (me, lim, jump), caps, done_rounds)
             self._next(sim, a)
 
-        plan: tuple[int, int] = self._search(obs, candidates, run)
+        prior = candidates.index((h, 0)) if (h, 0) in candidates else 0
+        plan: tuple[int, int] = self._search(obs, candidates, run, prior=prior)
         return plan
 
     def _sell_or_buy(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
@@ -275,7 +286,9 @@ class ExpertBot:
             sim.settle(me, card, high, hb, isinstance(cand, A.Buy), caps)
             self._next(sim, me)
 
-        choice: A.Action = self._search(obs, candidates, run)
+        usual = self.heuristic.act(obs, request)
+        prior = candidates.index(usual) if usual in candidates else None
+        choice: A.Action = self._search(obs, candidates, run, prior=prior)
         return choice
 
     # ------------------------------------------------------------------ cow trades

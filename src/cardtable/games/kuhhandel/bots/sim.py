@@ -27,6 +27,7 @@ from typing import Any
 #: (only complete sets count). Normal games are over long before; duels between heuristic
 #: players can trade for ever and would otherwise play to the 500-turn cap.
 HORIZON_TURNS = 80
+COINS = 128
 MAX_END_TRADES = 160
 
 
@@ -69,48 +70,48 @@ def pay_counts(wallet: Sequence[int], notes: Sequence[int], amount: int) -> list
     Largest notes that fit first, then the smallest note that covers the rest, then spare notes
     dropped: quick, and close to the cheapest payment.
     """
+    size = len(notes)
     if amount <= 0:
-        return [0] * len(notes)
+        return [0] * size
     total_have = 0
-    for c, v in zip(wallet, notes, strict=True):
-        total_have += c * v
+    for i in range(size):
+        total_have += wallet[i] * notes[i]
     if total_have < amount:
         return None
-    pay = [0] * len(notes)
+    pay = [0] * size
     rest = amount
-    for i in range(len(notes) - 1, -1, -1):
+    for i in range(size - 1, -1, -1):
         v = notes[i]
-        if v <= 0 or not wallet[i]:
-            continue
-        k = min(wallet[i], rest // v)
-        if k:
-            pay[i] = k
-            rest -= k * v
+        c = wallet[i]
+        if v > 0 and c:
+            k = rest // v
+            if k > c:
+                k = c
+            if k:
+                pay[i] = k
+                rest -= k * v
     if rest > 0:
-        for i, v in enumerate(notes):
-            if v >= rest and wallet[i] > pay[i]:
+        for i in range(size):
+            if notes[i] >= rest and wallet[i] > pay[i]:
                 pay[i] += 1
-                rest = 0
+                rest -= notes[i]
                 break
         while rest > 0:  # no single note covers the rest: add the smallest spare ones
-            for i, v in enumerate(notes):
-                if v > 0 and wallet[i] > pay[i]:
+            for i in range(size):
+                if notes[i] > 0 and wallet[i] > pay[i]:
                     pay[i] += 1
-                    rest -= v
+                    rest -= notes[i]
                     break
-    total = sum(c * v for c, v in zip(pay, notes, strict=True))
-    while True:  # drop spare notes, smallest first (no change is given)
-        dropped = False
-        for i, v in enumerate(notes):
-            if pay[i] and v == 0:
-                pay[i] = 0
-            if pay[i] and total - v >= amount:
-                pay[i] -= 1
-                total -= v
-                dropped = True
-                break
-        if not dropped:
-            return pay
+    total = amount - rest
+    i = 0
+    while i < size:  # drop spare notes, smallest first (no change is given)
+        if pay[i] and (notes[i] == 0 or total - notes[i] >= amount):
+            pay[i] -= 1
+            total -= notes[i]
+            i = 0
+            continue
+        i += 1
+    return pay
 
 
 class Sim:
@@ -124,9 +125,11 @@ class Sim:
         "_top_seat",
         "bank",
         "cash",
+        "coins",
         "deck",
         "drawn",
         "end_phase",
+        "etrades",
         "herds",
         "m",
         "peds",
@@ -152,6 +155,10 @@ class Sim:
         self.end_phase = False
         self.rng = random.Random(0)
         self.cash: list[int] = [model.start_money] * n
+        #: Random numbers indexed by turn, not drawn in sequence: two playouts of one world that
+        #: differ in one decision still share every later coin flip (common random numbers).
+        self.coins: list[float] = [0.5] * COINS
+        self.etrades = 0
         self._remaining = -1.0  # < 0: the herd statistics below must be recomputed
         self._reserve: list[int] = []
         self._top: list[int] = []
@@ -164,7 +171,7 @@ class Sim:
         self.cash = [sum(c * v for c, v in zip(w, notes, strict=True)) for w in self.wallets]
         self._remaining = -1.0
 
-    def _herd_stats(self) -> None:
+    def herd_stats(self) -> None:
         """Per species the largest holding, its seat and the runner-up; reserves; value left."""
         m = self.m
         herds = self.herds
@@ -210,8 +217,58 @@ class Sim:
         s.end_phase = self.end_phase
         s.rng = random.Random(seed)
         s.cash = self.cash[:]
-        s._remaining = -1.0
+        s.coins = self.coins
+        s.etrades = self.etrades
+        s._remaining = self._remaining
+        if self._remaining >= 0:
+            s._top = self._top[:]
+            s._top_seat = self._top_seat[:]
+            s._second = self._second[:]
+            s._reserve = self._reserve[:]
         return s
+
+    def coin(self, seat: int) -> float:
+        return self.coins[(self.turns * 5 + seat + self.etrades * 3) % COINS]
+
+    def shift_herd(self, k: int, seat: int, delta: int, other: int = -1) -> None:
+        """Move cards of species ``k``: ``seat`` gets ``delta``, ``other`` (if any) loses it;
+        keeps the herd statistics up to date for that species only."""
+        herds = self.herds
+        if self._remaining < 0:
+            herds[seat][k] += delta
+            if other >= 0:
+                herds[other][k] -= delta
+            return
+        m = self.m
+        n = m.n
+        reserve = self._reserve
+        holders = [s for s in range(n) if herds[s][k]]
+        if len(holders) >= 2:
+            for s in holders:
+                reserve[s] -= 10
+        herds[seat][k] += delta
+        if other >= 0:
+            herds[other][k] -= delta
+        t, ts, sc = 0, -1, 0
+        holders = []
+        for s in range(n):
+            h = herds[s][k]
+            if h:
+                holders.append(s)
+                if h > t:
+                    t, ts, sc = h, s, t
+                elif h > sc:
+                    sc = h
+        if len(holders) >= 2:
+            for s in holders:
+                reserve[s] += 10
+        size, value = m.size[k], m.value[k]
+        old_left = size - self._top[k]
+        new_left = size - t
+        self._remaining += value * (
+            (new_left if new_left > 1 else 1) - (old_left if old_left > 1 else 1)
+        )
+        self._top[k], self._top_seat[k], self._second[k] = t, ts, sc
 
     # ------------------------------------------------------------------ money
     def money(self, s: int) -> int:
@@ -263,7 +320,7 @@ class Sim:
             return 0.0
         v = m.value[k]
         if self._remaining < 0:
-            self._herd_stats()
+            self.herd_stats()
         others = self._second[k] if self._top_seat[k] == s else self._top[k]
         own = v * (h + 1) / size
         if h + 1 == size:
@@ -276,12 +333,12 @@ class Sim:
 
     def remaining_value(self) -> float:
         if self._remaining < 0:
-            self._herd_stats()
+            self.herd_stats()
         return self._remaining
 
     def reserve(self, s: int) -> int:
         if self._remaining < 0:
-            self._herd_stats()
+            self.herd_stats()
         return self._reserve[s]
 
     def money_limit(self, s: int, k: int, remaining: float | None = None) -> int:
@@ -328,15 +385,15 @@ class Sim:
         s = self.turn
         idle = 0
         for _ in range(MAX_END_TRADES):
-            trades = self.animal_trades(s)
-            if trades:
+            best = self.best_trade(s)
+            if best is not None:
                 idle = 0
-                o, k = self.best_trade(s, trades)
-                self.trade(s, o, k)
+                self.etrades += 1
+                self.trade(s, best[0], best[1])
             else:
                 idle += 1
-                if idle >= n and not any(self.animal_trades(x) for x in range(n)):
-                    return
+                if idle >= n:
+                    return  # a full round without a possible trade: every set is complete
             s = (s + 1) % n
 
     def animal_trades(self, s: int) -> list[tuple[int, int]]:
@@ -350,33 +407,45 @@ class Sim:
                         out.append((o, k))
         return out
 
-    def best_trade(self, s: int, trades: list[tuple[int, int]]) -> tuple[int, int]:
+    def best_trade(self, s: int) -> tuple[int, int] | None:
+        """The heuristic bot's most appealing cow trade for ``s`` (``None``: none possible)."""
         herds = self.herds
-        best = trades[0]
+        mine = herds[s]
+        value = self.m.value
+        n = self.m.n
+        best = None
         best_v = -1.0
-        for o, k in trades:
-            mine = herds[s][k]
-            theirs = herds[o][k]
-            weakness = 1.0 / (1 + sum(self.wallets[o]))
-            v = self.m.value[k] * (mine + min(mine, theirs)) * (1 + weakness) + (
-                5 if mine >= theirs else 0
-            )
-            if v > best_v:
-                best, best_v = (o, k), v
+        weak = [0.0] * n
+        for k in range(self.m.K):
+            h = mine[k]
+            if not h:
+                continue
+            for o in range(n):
+                if o == s:
+                    continue
+                t = herds[o][k]
+                if not t:
+                    continue
+                w = weak[o]
+                if not w:
+                    w = weak[o] = 1.0 + 1.0 / (1 + sum(self.wallets[o]))
+                v = value[k] * (h + (t if t < h else h)) * w + (5 if h >= t else 0)
+                if v > best_v:
+                    best, best_v = (o, k), v
         return best
 
     def choose_turn(self, s: int) -> tuple[int, int] | None:
         """The heuristic bot's turn: a strong cow trade 60% of the time, else draw."""
-        trades = self.animal_trades(s)
-        if not trades:
+        best = self.best_trade(s)
+        if best is None:
             return None
-        o, k = self.best_trade(s, trades)
+        o, k = best
         if self.m.duel:
             return (o, k)  # the heuristic trades whenever it can in the duel
         mine, theirs = self.herds[s][k], self.herds[o][k]
         money = self.money(s)
         rich = money >= 40 and money > 2 * 10 * sum(self.wallets[o]) // 3
-        if mine >= 2 and mine >= theirs and rich and self.rng.random() < 0.6:
+        if mine >= 2 and mine >= theirs and rich and self.coin(s) < 0.6:
             return (o, k)
         return None
 
@@ -510,8 +579,7 @@ class Sim:
     def give(self, s: int, card: int) -> None:
         m = self.m
         if card < m.K:
-            self.herds[s][card] += 1
-            self._remaining = -1.0
+            self.shift_herd(card, s, 1)
         elif card == m.rat_card:
             self.rats[s] += 1
         else:
@@ -531,7 +599,8 @@ class Sim:
             counts = [0] * len(m.notes)
         zi = m.index.get(0)
         if attack and zi is not None and self.wallets[s][zi]:
-            counts[zi] = self.rng.randint(0, self.wallets[s][zi])
+            zeros = self.wallets[s][zi]
+            counts[zi] = min(zeros, int(self.coin(s + 7) * (zeros + 1)))
         return counts
 
     def average_note(self, s: int) -> float:
@@ -600,9 +669,7 @@ class Sim:
             self.rats[winner] -= cards
             self.rats[loser] += cards
         else:
-            self.herds[loser][k] -= cards
-            self.herds[winner][k] += cards
-            self._remaining = -1.0
+            self.shift_herd(k, winner, cards, loser)
 
     # ------------------------------------------------------------------ §9 Master
     def claim_of(self, s: int, card: int) -> int:

@@ -143,7 +143,7 @@ def cunegonda_vector(
             out[c] = 1.0
         return out
 
-    chosen = [c for c in range(DECK) if draft is not None and draft.count and draft.chosen[c]]
+    chosen = [c for c, x in enumerate(draft.chosen) if x] if draft is not None else []
     played = [[0.0] * DECK for _ in range(SEATS)]
     for t in obs.tricks:
         for i, c in enumerate(t.cards):

@@ -120,6 +120,17 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self.table.encode(self._index[agent])
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        # AECEnv.last, without the extra call through observe(): it runs on every step.
+        agent = self.agent_selection
+        return (
+            self.table.encode(self._index[agent]) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def action_mask(self) -> np.ndarray:
         """The mask of the agent choosing now (the same as in its observation)."""
         return self.table.mask()

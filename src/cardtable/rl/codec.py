@@ -41,6 +41,20 @@ class Step:
         return f"Step({self.what!r}, {self.value})"
 
 
+class Build:
+    """A choice that finishes an answer only built when chosen (see :meth:`Codec.build`):
+    ``what`` names it, ``value`` parametrises it. Codecs keep one instance per choice."""
+
+    __slots__ = ("value", "what")
+
+    def __init__(self, what: str, value: int = 0) -> None:
+        self.what = what
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Build({self.what!r}, {self.value})"
+
+
 class Wait:
     """The environment-only answer "not now" (an open auction's auctioneer lets bidding go on)."""
 
@@ -98,8 +112,8 @@ class Codec(ABC):
         self, obs: Any, request: Request, draft: Draft, *, wait: bool = False
     ) -> dict[int, Any]:
         """Every allowed index now, mapped to what :meth:`choose` makes of it: an engine action,
-        a :class:`Step`, :data:`WAIT`, or a codec-specific token for an answer that is only built
-        when chosen (creating every candidate action up front would cost more than the engine).
+        a :class:`Step`, :data:`WAIT`, or a :class:`Build` for an answer that is only built when
+        chosen (creating every candidate action up front would cost more than the engine).
         The dict may be shared between calls: read it, never change it.
 
         ``wait`` allows :data:`WAIT` where the game has a request that may also be left open
@@ -109,6 +123,10 @@ class Codec(ABC):
     @abstractmethod
     def advance(self, draft: Draft, step: Step, request: Request) -> None:
         """Apply a non-final step to the draft."""
+
+    def build(self, obs: Any, request: Request, draft: Draft, token: Build) -> Any:
+        """The engine action a :class:`Build` option stands for (codecs that use them)."""
+        raise NotImplementedError(f"{type(self).__name__} has no {token!r}")
 
     @abstractmethod
     def encode(self, obs: Any, request: Request | None, draft: Draft | None) -> np.ndarray:
@@ -156,7 +174,9 @@ class Codec(ABC):
     ) -> Any:
         """The engine action for ``index``, or ``None`` when the answer needs more steps, or
         :data:`WAIT`. Raises :class:`ValueError` for an index the mask does not allow."""
-        opts = self.allowed(obs, request, draft, wait=wait)
+        opts = draft.options
+        if opts is None:
+            opts = draft.options = self.options(obs, request, draft, wait=wait)
         try:
             value = opts[index]
         except (KeyError, TypeError):
@@ -164,8 +184,11 @@ class Codec(ABC):
             raise ValueError(
                 f"action {index!r} is not allowed now ({request.kind}); allowed: {names}"
             ) from None
-        if isinstance(value, Step):
+        kind = type(value)
+        if kind is Step:
             self.advance(draft, value, request)
             draft.options = None
             return None
+        if kind is Build:
+            return self.build(obs, request, draft, value)
         return value

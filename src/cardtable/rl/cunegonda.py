@@ -24,7 +24,7 @@ from cardtable.core.contract import Request
 from cardtable.games.cunegonda.cards import DECK_SIZE, NAMES
 from cardtable.games.cunegonda.observe import Observation
 from cardtable.games.cunegonda.rules import CunegondaRules
-from cardtable.rl.codec import Codec, Draft, Step
+from cardtable.rl.codec import Build, Codec, Draft, Step
 
 SEATS = 4
 PASS_COUNT = 3
@@ -54,33 +54,39 @@ class CunegondaCodec(Codec):
     def __init__(self, rules: CunegondaRules | None = None, seats: int = SEATS) -> None:
         if seats != SEATS:
             raise ValueError(f"Cunegonda is for {SEATS} seats")
+        super().__init__()
         self.rules = rules
         self.seats = SEATS
         self.n_actions = DECK_SIZE
         self.obs_size = OBS_SIZE
         self.action_names = [f"card:{n}" for n in NAMES]
-        # (seat, finished tricks) -> indices of the "played by" block (the tricks are the
-        # engine's own values, so comparing keys is mostly comparing identities).
-        self._played: dict[tuple[int, tuple[Any, ...]], list[int]] = {}
+        # The last view of each observing seat (``None``: a spectator), see :class:`_SeatView`.
+        self._views: dict[int | None, _SeatView] = {}
+        self._plays: dict[Any, dict[int, Any]] = {}
 
     def new_draft(self, request: Request | None) -> Draft:
-        return Draft(request, DECK_SIZE)
+        # Only a pass is built in steps; a play needs no per-card counts.
+        return Draft(request, DECK_SIZE if request is None or request.kind == "pass" else 0)
 
     def options(
         self, obs: Any, request: Request, draft: Draft, *, wait: bool = False
     ) -> dict[int, Any]:
         if request.kind == "play":
-            return {c: c for c in request.choices or ()}
+            choices = request.choices or ()
+            opts = self._plays.get(choices)  # shared, read-only (few distinct sets of cards)
+            if opts is None:
+                if len(self._plays) > 4096:
+                    self._plays.clear()
+                opts = self._plays[choices] = {c: c for c in choices}
+            return opts
         chosen = draft.chosen
-        last = draft.count == PASS_COUNT - 1
-        opts: dict[int, Any] = {}
-        for c in obs.hand:
-            if not chosen[c]:
-                if last:
-                    opts[c] = tuple(sorted([*(x for x in range(DECK_SIZE) if chosen[x]), c]))
-                else:
-                    opts[c] = Step("card", c)
-        return opts
+        # The third card hands the pass over; the tuple is built in choose, only when chosen.
+        steps = _PASS_WITH if draft.count == PASS_COUNT - 1 else _CARD_STEPS
+        return {c: steps[c] for c in obs.hand if not chosen[c]}
+
+    def build(self, obs: Any, request: Request, draft: Draft, token: Build) -> Any:
+        chosen = draft.chosen  # the third card: the pass, as the engine takes it
+        return tuple(sorted([*(c for c in obs.hand if chosen[c]), token.value]))
 
     def advance(self, draft: Draft, step: Step, request: Request) -> None:
         draft.chosen[step.value] = 1
@@ -97,49 +103,148 @@ class CunegondaCodec(Codec):
         return path
 
     def encode(self, obs: Observation, request: Request | None, draft: Draft | None) -> np.ndarray:
+        # One buffer per call, copied from the seat's view (what changes only trick by trick:
+        # pass, received cards, finished tricks, hand, points, totals), then the few features of
+        # this moment. ``tests/rl/reference.py`` writes the same layout plainly.
         me = obs.seat if obs.seat is not None else 0
-        out = np.zeros(OBS_SIZE, dtype=np.float32)
-        ones: list[int] = []
-        if request is not None:
-            ones.append(_KIND + (0 if request.kind == "pass" else 1))
-        ones += [_HAND + c for c in obs.hand]
-        if draft is not None and draft.count:
-            ones += [_DRAFT + c for c in range(DECK_SIZE) if draft.chosen[c]]
-        if obs.passed is not None:
-            ones += [_PASSED + c for c in obs.passed]
-        if obs.received is not None:
-            ones += [_RECEIVED + c for c in obs.received]
-        ones += self._played_indices(obs, me)
         trick = obs.trick
+        lead = obs.leader
+        at = (me - lead) % SEATS  # my place in the current trick
+        mine = trick[at] if at < len(trick) else -1  # played already: out of the hand
+        view = self._views.get(obs.seat)
+        if view is None or not view.current(obs, mine):
+            view = self._views[obs.seat] = _SeatView(obs, me, mine)
+        out = view.vector.copy()
+        if mine >= 0:
+            out[_HAND + mine] = 0.0
+        if request is not None:
+            out[_KIND + (0 if request.kind == "pass" else 1)] = 1.0
+        if draft is not None and draft.count:
+            chosen = draft.chosen
+            for c in obs.hand:  # the pass is chosen from the hand
+                if chosen[c]:
+                    out[_DRAFT + c] = 1.0
         if trick:
-            lead = obs.leader
             for i, c in enumerate(trick):
-                ones.append(_PLAYED + ((lead + i - me) % SEATS) * DECK_SIZE + c)
-                ones.append(_TRICK + c)
-            ones.append(_LED + trick[0] // 13)
-        ones.append(_LEADER + (obs.leader - me) % SEATS)
+                out[_PLAYED + ((lead + i - me) % SEATS) * DECK_SIZE + c] = 1.0
+                out[_TRICK + c] = 1.0
+            out[_LED + trick[0] // 13] = 1.0
+            out[_SCALARS] = len(trick) / SEATS
+        out[_LEADER + (lead - me) % SEATS] = 1.0
         if obs.phase == "pass":
-            ones += [_CHOSEN + (s - me) % SEATS for s in range(SEATS) if obs.passes_chosen[s]]
-        out[ones] = 1.0
-        out[_SCALARS] = len(trick) / SEATS
-        out[_SCALARS + 1] = obs.round / obs.rounds
-        out[_SCALARS + 2] = len(obs.tricks) / 13
-        for r in range(SEATS):
-            s = (me + r) % SEATS
-            out[_POINTS + r] = obs.round_points[s] / 26
-            out[_TOTALS + r] = obs.totals[s] / 100
+            passes = obs.passes_chosen
+            for s in range(SEATS):
+                if passes[s]:
+                    out[_CHOSEN + (s - me) % SEATS] = 1.0
         return out
 
-    def _played_indices(self, obs: Observation, me: int) -> list[int]:
-        """Cards each seat played in the finished tricks of this round (cached per trick)."""
-        key = (me, obs.tricks)
-        hit = self._played.get(key)
-        if hit is None:
-            if len(self._played) > 64:
-                self._played.clear()
-            hit = []
-            for t in obs.tricks:
-                for i, c in enumerate(t.cards):
-                    hit.append(_PLAYED + ((t.leader + i - me) % SEATS) * DECK_SIZE + c)
-            self._played[key] = hit
-        return hit
+
+#: The options of a pass: a card added to it, or the third card, which hands it over.
+_PASS_WITH = [Build("pass", c) for c in range(DECK_SIZE)]
+_CARD_STEPS = [Step("card", c) for c in range(DECK_SIZE)]
+
+
+class _SeatView:
+    """One seat's vector as of its last finished trick (without the features of the moment).
+
+    It stays valid while the round and the totals are the same and the finished tricks only
+    grew (the engine's own trick objects, compared by identity): new tricks are folded in, the
+    pass and the received cards written in when they appear, the hand brought up to date by
+    exact comparison. Anything else (another round or game, an older state) builds it anew, so
+    the view always equals the plain encoding of the observation it is asked for.
+    """
+
+    __slots__ = (
+        "hand",
+        "k",
+        "last",
+        "me",
+        "passed",
+        "received",
+        "round",
+        "rounds",
+        "totals",
+        "vector",
+    )
+
+    def __init__(self, obs: Observation, me: int, mine: int) -> None:
+        self.me = me
+        self.round, self.rounds = obs.round, obs.rounds
+        self.passed, self.received, self.totals = obs.passed, obs.received, obs.totals
+        hand = obs.hand if mine < 0 else tuple(sorted((*obs.hand, mine)))
+        self.hand = hand
+        out = self.vector = np.zeros(OBS_SIZE, dtype=np.float32)
+        for c in hand:
+            out[_HAND + c] = 1.0
+        for c in obs.passed or ():
+            out[_PASSED + c] = 1.0
+        for c in obs.received or ():
+            out[_RECEIVED + c] = 1.0
+        out[_SCALARS + 1] = obs.round / obs.rounds
+        for r in range(SEATS):
+            out[_TOTALS + r] = obs.totals[(me + r) % SEATS] / 100
+        for r in range(SEATS):
+            out[_POINTS + r] = obs.round_points[(me + r) % SEATS] / 26
+        self.k = 0
+        self.last: Any = None
+        self._fold(obs)
+
+    def current(self, obs: Observation, mine: int) -> bool:
+        """Whether this view still describes ``obs`` (folding in the tricks finished since)."""
+        tricks = obs.tricks
+        k = self.k
+        if (
+            self.round != obs.round
+            or self.totals != obs.totals
+            or self.rounds != obs.rounds
+            or k > len(tricks)
+            or (k and tricks[k - 1] is not self.last)
+        ):
+            return False
+        if obs.passed is not self.passed or obs.received is not self.received:
+            # within a round the pass is chosen, then the cards arrive: write them in
+            if (self.passed is not None and obs.passed is not self.passed) or (
+                self.received is not None and obs.received is not self.received
+            ):
+                return False
+            out = self.vector
+            for c in obs.passed or ():
+                out[_PASSED + c] = 1.0
+            for c in obs.received or ():
+                out[_RECEIVED + c] = 1.0
+            self.passed, self.received = obs.passed, obs.received
+        if k < len(tricks):
+            self._fold(obs)
+        hand = obs.hand if mine < 0 else tuple(sorted((*obs.hand, mine)))
+        if hand != self.hand:  # the exchange of the pass (or an observation from elsewhere)
+            out = self.vector
+            keep = set(hand)
+            for c in self.hand:
+                if c not in keep:
+                    out[_HAND + c] = 0.0
+            for c in hand:
+                out[_HAND + c] = 1.0
+            self.hand = hand
+        return True
+
+    def _fold(self, obs: Observation) -> None:
+        tricks = obs.tricks
+        out = self.vector
+        me = self.me
+        points = obs.round_points
+        for t in tricks[self.k :]:
+            lead = t.leader
+            for i, c in enumerate(t.cards):
+                r = (lead + i - me) % SEATS
+                out[_PLAYED + r * DECK_SIZE + c] = 1.0
+                if r == 0 and c in self.hand:
+                    hand = self.hand
+                    at = hand.index(c)
+                    self.hand = hand[:at] + hand[at + 1 :]
+                    out[_HAND + c] = 0.0
+            # only the winner's trick points change (the engine adds the trick's value to them)
+            w = t.winner
+            out[_POINTS + (w - me) % SEATS] = points[w] / 26
+        self.k = len(tricks)
+        self.last = tricks[-1] if tricks else None
+        out[_SCALARS + 2] = len(tricks) / 13

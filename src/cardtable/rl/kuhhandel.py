@@ -70,7 +70,7 @@ from cardtable.core.contract import Request
 from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 from cardtable.games.kuhhandel.rules import RuleSet
-from cardtable.rl.codec import WAIT, Codec, Draft, Step
+from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step
 
 #: Bids offered in one step (``min``, ``min + raise``, ... ``min + (K-1)·raise``).
 BID_MENU = 10
@@ -110,6 +110,10 @@ FIXED_NAMES = (
 )
 BID0 = len(FIXED_NAMES)
 _RAISE = Step("raise")
+# The answers built from the draft when chosen (one shared token per index).
+_BIDS = [Build("bid", k) for k in range(BID_MENU)]
+_OFFER = Build("offer", -1)
+_COUNTER = Build("counter", -1)
 _NOTES: dict[str, Any] = {"offer": A.Offer, "counter": A.Counter}
 
 _FIXED: dict[A.Action, int] = {
@@ -161,6 +165,8 @@ class KuhhandelCodec(Codec):
         self._cards = 2 * S + 1
         self._rats = 1.0 / max(rules.rats, 1)
         self._bid_menus: dict[tuple[bool, int, bool], dict[int, Any]] = {}
+        self._pay_with = [Build("pay", i) for i in range(D)]  # the payment ends with this note
+        self._note_steps = [Step("note", i) for i in range(D)]  # one more note of this value
         self._inv_size_np = np.array(self._inv_size)
         self._hold_width = 2 * S + 1
         self._hold_key: tuple[Any, ...] = ()
@@ -229,7 +235,7 @@ class KuhhandelCodec(Codec):
         if opts is None:
             opts = {PASS: A.PASS} if first else {}
             for k in range(count):
-                opts[BID0 + k] = ("bid", k)  # made into an action only when chosen
+                opts[BID0 + k] = _BIDS[k]  # made into an action only when chosen
             if more:
                 opts[RAISE] = _RAISE
             self._bid_menus[key] = opts
@@ -257,7 +263,7 @@ class KuhhandelCodec(Codec):
                     a = avail[i]
                     pool += a
                     if a and pool >= need:
-                        opts[note0 + i] = ("pay", i) if need == 1 else Step("note", i)
+                        opts[note0 + i] = self._pay_with[i] if need == 1 else self._note_steps[i]
                 return opts
             amount = info["amount"]
             pool = 0
@@ -266,15 +272,17 @@ class KuhhandelCodec(Codec):
                 v = notes[i]
                 pool += a * v  # value of every available note no larger than this one
                 if a and v > 0 and total + pool >= amount:
-                    opts[note0 + i] = ("pay", i) if total + v >= amount else Step("note", i)
+                    opts[note0 + i] = (
+                        self._pay_with[i] if total + v >= amount else self._note_steps[i]
+                    )
             return opts
         for i in range(top + 1):
             if avail[i]:
-                opts[note0 + i] = Step("note", i)
+                opts[note0 + i] = self._note_steps[i]
         if kind == "offer":
-            opts[DONE] = ("offer", -1)
+            opts[DONE] = _OFFER
         else:
-            opts[DONE] = ("counter", -1)
+            opts[DONE] = _COUNTER
             if not draft.count:
                 opts[ACCEPT] = A.ACCEPT
         return opts
@@ -296,18 +304,13 @@ class KuhhandelCodec(Codec):
         draft.count += 1
         draft.limit = i
 
-    def choose(
-        self, obs: Any, request: Request, draft: Draft, index: int, *, wait: bool = False
-    ) -> Any:
-        value = super().choose(obs, request, draft, index, wait=wait)
-        if type(value) is tuple:  # an answer built from the draft (see the options)
-            what, arg = value
-            if what == "bid":
-                base = draft.base if draft.base >= 0 else (request.info or {})["min"]
-                return A.Bid(base + arg * self.raise_)
-            notes = self._notes_with(draft.chosen, arg)
-            return A.Pay(notes) if what == "pay" else _NOTES[what](notes)
-        return value
+    def build(self, obs: Any, request: Request, draft: Draft, token: Build) -> Any:
+        what, arg = token.what, token.value
+        if what == "bid":
+            base = draft.base if draft.base >= 0 else (request.info or {})["min"]
+            return A.Bid(base + arg * self.raise_)
+        notes = self._notes_with(draft.chosen, arg)
+        return A.Pay(notes) if what == "pay" else _NOTES[what](notes)
 
     def indices(self, obs: Any, request: Request, action: Any) -> list[int]:
         """The index path for ``action`` (checked by replaying it through :meth:`choose`)."""

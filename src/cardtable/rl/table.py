@@ -101,7 +101,9 @@ class Table:
 
         A seat that is not choosing now gets its observation with an all-zero mask.
         """
-        obs = self.observation(seat)
+        obs = self._obs.get(seat)
+        if obs is None:
+            obs = self._obs[seat] = self.game.observe(seat)
         codec = self.codec
         if seat == self.seat:
             req, draft = self.request, self.draft
@@ -124,14 +126,20 @@ class Table:
             raise ValueError("the game is over")
         seat = self.seat
         self.env_steps += 1
-        value = self.codec.choose(self.observation(seat), request, draft, int(index), wait=True)
+        obs = self._obs.get(seat)
+        if obs is None:
+            obs = self._obs[seat] = self.game.observe(seat)
+        value = self.codec.choose(obs, request, draft, int(index), wait=True)
         if value is None:
             return False
         if value is WAIT:
             self.last_seat = seat
             self._select()
             return False
-        self.apply(seat, value)
+        self.game.apply(seat, value)  # as apply() below, one call less on every step
+        self.last_seat = seat
+        self._obs = {}
+        self._select()
         return True
 
     def apply(self, seat: int, action: Any) -> None:

@@ -181,6 +181,12 @@ class LoadReport:
                 f"\n  server house/fallback bot decisions ({b.get('samples')}): "
                 f"mean {b.get('mean_ms')} ms, p99 {b.get('p99_ms')} ms, max {b.get('max_ms')} ms"
             )
+        lag = m.get("loop_lag") or {}
+        if lag.get("samples"):
+            line += (
+                f"\n  server event loop lag (last minute): p50 {lag.get('p50_ms')} ms, "
+                f"p99 {lag.get('p99_ms')} ms, max {lag.get('max_ms')} ms"
+            )
         if m.get("server_cpu_seconds") is not None:
             line += f"\n  server CPU {m['server_cpu_seconds']} s"
         return line

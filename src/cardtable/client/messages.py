@@ -49,14 +49,28 @@ def decode(frame: str | bytes) -> dict[str, Any]:
 
 
 def hello(
-    *, bot: str | None = None, token: str | None = None, guest: str | None = None
+    *,
+    bot: str | None = None,
+    token: str | None = None,
+    guest: str | None = None,
+    events_in_request: bool = False,
 ) -> dict[str, Any]:
-    """The first message: a bot names itself and its token; a person joins as a guest."""
+    """The first message: a bot names itself and its token; a person joins as a guest.
+
+    ``events_in_request`` asks the server to hold our events and send them inside our next
+    request (one frame per decision; an older server ignores the field and sends them one by
+    one, which the client handles the same way).
+    """
+    message: dict[str, Any]
     if guest is not None:
-        return {"type": "hello", "protocol": PROTOCOL_VERSION, "guest": guest}
-    if not bot or not token:
+        message = {"type": "hello", "protocol": PROTOCOL_VERSION, "guest": guest}
+    elif not bot or not token:
         raise ValueError("a bot needs a name and a token (or connect as a guest)")
-    return {"type": "hello", "protocol": PROTOCOL_VERSION, "bot": bot, "token": token}
+    else:
+        message = {"type": "hello", "protocol": PROTOCOL_VERSION, "bot": bot, "token": token}
+    if events_in_request:
+        message["events_in_request"] = True
+    return message
 
 
 def join(

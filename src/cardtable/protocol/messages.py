@@ -13,6 +13,11 @@ from typing import Any
 
 from cardtable.protocol.schema import SchemaError, validate
 
+try:  # the server extra installs orjson; without it the standard library encodes the same JSON
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - depends on the installation
+    _orjson = None  # type: ignore[assignment]
+
 PROTOCOL_VERSION = 1
 #: Frames larger than this (in UTF-8 bytes) are refused with ``too_large``.
 MAX_FRAME_BYTES = 64 * 1024
@@ -81,13 +86,25 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "hello": _message(
         "hello",
         "First message. A bot names itself and its token; a person names a guest display name; "
-        "a spectator names the game to watch. A guest may send the resume token from its welcome.",
+        "a spectator names the game to watch. A guest may send the resume token from its welcome. "
+        "Two options (off unless true): events_in_request, push_observations.",
         {
             "protocol": {"type": "integer", "description": "protocol version, 1"},
             "bot": _NAME,
             "token": {"type": "string", "minLength": 1, "maxLength": 200},
             "guest": {"type": "string", "minLength": 1, "maxLength": 32},
             "spectate": _GAME_ID,
+            "events_in_request": {
+                "type": "boolean",
+                "description": "hold this connection's events and send them in the `events` list "
+                "of its next request (the events still held when a game ends come as event "
+                "messages just before game_end): one frame per decision",
+            },
+            "push_observations": {
+                "type": "boolean",
+                "description": "send an `observation` message whenever the seat's view changed "
+                "(spectators: the public view)",
+            },
         },
         ["protocol"],
         variants=[
@@ -124,6 +141,18 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
                         "maxItems": 16,
                         "description": "house bots to seat (the rest are open seats)",
                     },
+                    "quiet_ms": {
+                        "type": "integer",
+                        "minimum": 500,
+                        "maximum": 60000,
+                        "description": "open auctions at this table close after this quiet "
+                        "period (default: the server's)",
+                    },
+                    "listed": {
+                        "type": "boolean",
+                        "description": "show the table in the lobby (GET /api/tables) so anyone "
+                        "may take an open seat (default false: invite code only)",
+                    },
                 },
             },
         },
@@ -151,6 +180,22 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
         [],
     ),
 }
+
+_EVENT = _message(
+    "event",
+    "Something happened that this seat may see (spectators: public events only). `index` "
+    "is the event's place in the whole game, so a seat sees gaps.",
+    {
+        "game_id": {"type": "string"},
+        "index": {"type": "integer", "minimum": 0},
+        "event": {
+            "type": "object",
+            "properties": {"kind": {"type": "string"}, "data": {"type": "object"}},
+            "required": ["kind", "data"],
+        },
+    },
+    ["game_id", "index", "event"],
+)
 
 _RESULT = {
     "type": "object",
@@ -226,26 +271,14 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
         },
         ["game_id", "game", "rules", "seat", "seats", "names"],
     ),
-    "event": _message(
-        "event",
-        "Something happened that this seat may see (spectators: public events only). `index` "
-        "is the event's place in the whole game, so a seat sees gaps.",
-        {
-            "game_id": {"type": "string"},
-            "index": {"type": "integer", "minimum": 0},
-            "event": {
-                "type": "object",
-                "properties": {"kind": {"type": "string"}, "data": {"type": "object"}},
-                "required": ["kind", "data"],
-            },
-        },
-        ["game_id", "index", "event"],
-    ),
+    "event": _EVENT,
     "request": _message(
         "request",
         "Your decision. Answer with an action carrying request_id within deadline_ms; lateness "
         "is taken from the time bank, and when that is empty the fallback answers. A request "
-        "with `optional: true` (open auctions) may be left unanswered without a fault.",
+        "with `optional: true` (open auctions) may be left unanswered without a fault. With "
+        "events_in_request, `events` holds the event messages not sent yet, in order: handle "
+        "them before the request.",
         {
             "game_id": {"type": "string"},
             "request_id": {"type": "string"},
@@ -263,8 +296,26 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
             "deadline_ms": {"type": "integer", "minimum": 0},
             "time_bank_ms": {"type": "integer", "minimum": 0},
             "optional": {"type": "boolean"},
+            "events": {
+                "type": "array",
+                "items": {k: v for k, v in _EVENT.items() if k != "$schema"},
+            },
         },
         ["game_id", "request_id", "request", "observation", "deadline_ms", "time_bank_ms"],
+    ),
+    "observation": _message(
+        "observation",
+        "Sent to a client that said hello with push_observations: the seat's current "
+        "observation (spectators: the public one, seat null) after a step that changed it, "
+        "once `events_seen` events have happened. A request carries it too, so none is pushed "
+        "to a seat that was just asked.",
+        {
+            "game_id": {"type": "string"},
+            "seat": {"type": ["integer", "null"]},
+            "events_seen": {"type": "integer", "minimum": 0},
+            "observation": _OBJECT,
+        },
+        ["game_id", "seat", "events_seen", "observation"],
     ),
     "cancel": _message(
         "cancel",
@@ -333,6 +384,16 @@ def parse_client_message(text: str | bytes) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a message must be a JSON object")
     kind = data.get("type")
+    if kind == "action" and "action" in data:
+        # the hot path (one per decision), checked exactly as its schema says
+        game_id, request_id = data.get("game_id"), data.get("request_id")
+        if (
+            type(game_id) is str
+            and type(request_id) is str
+            and 0 < len(game_id) <= 64
+            and 0 < len(request_id) <= 64
+        ):
+            return data
     if not isinstance(kind, str) or kind not in CLIENT_SCHEMAS:
         known = ", ".join(CLIENT_SCHEMAS)
         raise ProtocolError("bad_message", f"unknown message type {kind!r} (known: {known})")
@@ -352,8 +413,17 @@ def validate_server_message(data: Mapping[str, Any]) -> None:
 
 
 def dumps(message: Mapping[str, Any]) -> str:
-    """Encode a message compactly (what goes on the wire)."""
-    return json.dumps(message, separators=(",", ":"))
+    """Encode a message compactly (what goes on the wire): UTF-8 JSON text, no spaces.
+
+    orjson when installed (several times faster on observations); the standard library for
+    anything orjson refuses (integers beyond 64 bits) or when it is missing.
+    """
+    if _orjson is not None:
+        try:
+            return _orjson.dumps(message, option=_orjson.OPT_NON_STR_KEYS).decode()
+        except TypeError:
+            pass
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
 def schema_document() -> dict[str, Any]:

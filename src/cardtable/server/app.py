@@ -8,6 +8,7 @@ the alembic migrations, marks the games this instance left running as aborted (a
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
@@ -54,6 +55,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.store = store
         app.state.hub = hub
         app.state.settings = settings
+        # Everything loaded so far (the framework, the games, the database layer) lives as long
+        # as the process: move it out of the collector's sight. Unfrozen, each full collection
+        # walked it all and stopped the event loop for 80-120 ms under load (measured).
+        gc.collect()
+        gc.freeze()
         try:
             yield
         finally:

@@ -58,6 +58,9 @@ class Session:
         self.spectating: str | None = None
         self.closing = False
         self._disconnected = False
+        #: Options from hello (see :class:`~cardtable.server.table.Peer`).
+        self.events_in_request = False
+        self.push_observations = False
         settings = hub.settings
         self._tokens = float(settings.flood_burst)
         self._rate = settings.flood_rate
@@ -250,6 +253,8 @@ class Session:
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {message['protocol']!r}",
             )
             return
+        self.events_in_request = message.get("events_in_request") is True
+        self.push_observations = message.get("push_observations") is True
         you: dict[str, Any]
         if "bot" in message and "token" in message:
             name = str(message["bot"])

@@ -110,6 +110,7 @@ class Hub:
         self.private_of: dict[str, str] = {}  # key -> invite
         self._house_ids: dict[str, int] = {}
         self._matchmaker: asyncio.Task[None] | None = None
+        self._watcher: asyncio.Task[None] | None = None
         self.games_started = 0
         #: Decision latency and bot thinking time of this process (``GET /api/metrics``).
         self.metrics = ServerMetrics()
@@ -131,10 +132,13 @@ class Hub:
                 self.house_bot(spec),
             )
         self._matchmaker = asyncio.create_task(self._match_loop(), name="matchmaker")
+        self._watcher = asyncio.create_task(self.metrics.watch_loop(), name="loop-lag")
 
     async def shutdown(self) -> None:
         if self._matchmaker is not None:
             self._matchmaker.cancel()
+        if self._watcher is not None:
+            self._watcher.cancel()
         tasks = list(self.tasks.values())
         for task in tasks:
             task.cancel()

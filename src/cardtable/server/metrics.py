@@ -14,6 +14,7 @@ Samples are monotonic-clock differences stored in a fixed ring (the newest
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from array import array
@@ -105,6 +106,8 @@ class ServerMetrics:
         self.decision = Latencies(size)
         #: A house bot or fallback decision: handed to a thread -> its answer back on the loop.
         self.bot_think = Latencies(size)
+        #: How late a 10 ms timer fires on the event loop (a stall delays every table alike).
+        self.loop_lag = Latencies(size)
         self.frames_in = 0
         self.frames_out = 0
         self.started = time.time()
@@ -120,4 +123,14 @@ class ServerMetrics:
             "frames_out": self.frames_out,
             "decision_latency": self.decision.summary(since),
             "bot_think": self.bot_think.summary(bot_since),
+            "loop_lag": self.loop_lag.summary(max(0, self.loop_lag.count - 6000)),
         }
+
+    async def watch_loop(self, every: float = 0.01) -> None:
+        """Sample the event loop's lateness until cancelled (``loop_lag``; the newest minute
+        is reported)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(every)
+            self.loop_lag.add(max(0.0, loop.time() - before - every))

@@ -46,7 +46,13 @@ log = logging.getLogger("cardtable.server.table")
 
 
 class Peer(Protocol):
-    """A connected client as a table sees it: it can be sent messages without waiting."""
+    """A connected client as a table sees it: it can be sent messages without waiting.
+
+    Two optional attributes change what a table sends it (both off when absent):
+    ``events_in_request`` (hold the seat's events and deliver them inside its next request, or
+    just before ``game_end``: one frame per decision instead of one per event) and
+    ``push_observations`` (an ``observation`` message whenever the seat's view changed).
+    """
 
     def send(self, message: Mapping[str, Any]) -> None: ...
 
@@ -98,6 +104,10 @@ class SeatState:
     disconnect_counted: bool = False
     house_box: AgentBox | None = None
     fallback_box: AgentBox | None = None
+    #: Encoded event frames held for a client that takes its events inside its next request.
+    held: list[str] = field(default_factory=list)
+    #: The observation a ``push_observations`` client saw last (``None``: nothing yet).
+    shown: Any = None
 
     @property
     def remote(self) -> bool:
@@ -164,6 +174,9 @@ class Table:
         self.metrics = metrics or ServerMetrics(size=1024)
         #: While a remote reply is being handled: its arrival, carried by the requests it causes.
         self._stamp: Stamp | None = None
+        #: The public observation last pushed to spectators that asked for pushes.
+        self._public_shown: Any = None
+        self._pushing = False
         self.game: Game = setup.spec.new_game(setup.rules, len(setup.seats), setup.seed)
         self.rules_json = self.game.rules_json()
         self.seats = setup.seats
@@ -223,6 +236,7 @@ class Table:
                     seat.conn.send(self.game_start(seat.index))
             for spectator in self.spectators:
                 spectator.send(self.game_start(None))
+            self._refresh_pushing()
             self._advance()
             await asyncio.shield(self._done)
         except asyncio.CancelledError:
@@ -295,6 +309,8 @@ class Table:
             if suspended:
                 log.warning("suspended after game %s: %s", self.id, ", ".join(suspended))
         finally:
+            for seat in self.seats:
+                self._release_held(seat)
             message = {
                 "type": "game_end",
                 "game_id": self.id,
@@ -350,6 +366,9 @@ class Table:
         seat = self.seats[seat_index]
         seat.conn = conn
         seat.disconnect_counted = False
+        seat.held.clear()  # the events from ``since`` are sent again below
+        seat.shown = None
+        self._refresh_pushing()
         if not self._running:
             return
         conn.send(self.game_start(seat_index))
@@ -369,6 +388,7 @@ class Table:
         for seat in self.seats:
             if seat.conn is conn:
                 seat.conn = None
+                seat.held.clear()  # a resume sends the events from its ``since`` again
                 for ask in list(self.asks.values()):
                     if ask.seat == seat.index and ask.mode == "remote" and ask.open:
                         if ask.optional:
@@ -404,6 +424,9 @@ class Table:
                 break
             if ev.to is None:
                 conn.send(self._event_message(i, ev))
+        if _pushes(conn):
+            conn.send(self._observation_message(None))
+            self._pushing = True
 
     # -- answers ----------------------------------------------------------------------------
 
@@ -501,13 +524,53 @@ class Table:
             else:
                 self._cancel(ask)
         quiet = any(r.kind in self._quiet_kinds for r in self.game.pending())
+        asked: set[int] = set()
         for req in pending:
             self._ask(req, quiet)
+            asked.add(req.seat)
         if quiet:
             self._restart_quiet_clock()
         elif self._quiet_timer is not None:
             self._quiet_timer.cancel()
             self._quiet_timer = None
+        if self._pushing:
+            self._push_observations(asked)
+
+    def _refresh_pushing(self) -> None:
+        """Note whether any seat or spectator asked for pushed observations (after a client
+        came or went), so the common case costs one attribute read per step."""
+        self._pushing = any(s.conn is not None and _pushes(s.conn) for s in self.seats) or any(
+            _pushes(c) for c in self.spectators
+        )
+
+    def _push_observations(self, asked: set[int]) -> None:
+        """Send an ``observation`` to every client that asked for them and whose view changed
+        (a seat just sent a request got its observation with it)."""
+        for seat in self.seats:
+            conn = seat.conn
+            if conn is None or not _pushes(conn) or seat.index in asked:
+                continue
+            observation = self.game.observe_json(seat.index)
+            if observation != seat.shown:
+                seat.shown = observation
+                conn.send(self._observation_message(seat.index, observation))
+        watchers = [c for c in self.spectators if _pushes(c)]
+        if watchers:
+            public = self.game.observe_json(None)
+            if public != self._public_shown:
+                self._public_shown = public
+                text = dumps(self._observation_message(None, public))
+                for conn in watchers:
+                    conn.send_text(text)
+
+    def _observation_message(self, seat: int | None, observation: Any = None) -> dict[str, Any]:
+        return {
+            "type": "observation",
+            "game_id": self.id,
+            "seat": seat,
+            "events_seen": self.seen,
+            "observation": self.game.observe_json(seat) if observation is None else observation,
+        }
 
     def _mode_for(self, req: Request) -> str:
         seat = self.seats[req.seat]
@@ -550,7 +613,14 @@ class Table:
         }
         if ask.optional:
             message["optional"] = True
-        seat.conn.send_text(dumps(message), self._stamp)
+        if _pushes(seat.conn):
+            seat.shown = message["observation"]
+        text = dumps(message)
+        if seat.held:
+            # the events this seat has not been sent yet ride in the request: one frame
+            text = f'{text[:-1]},"events":[{",".join(seat.held)}]}}'
+            seat.held.clear()
+        seat.conn.send_text(text, self._stamp)
         ask.sent_at = time.monotonic()
         if ask.timer is not None:
             ask.timer.cancel()
@@ -713,24 +783,43 @@ class Table:
             self._quiet_timer = None
 
     def _flush_events(self) -> None:
+        """Send the new events to the seats that may see them (each encoded once): at once, or
+        held for the seat's next request when its client asked for ``events_in_request``."""
         events = self.game.events(self.seen)
         if not events:
             return
+        targets: list[tuple[int, Peer, list[str] | None]] = []
+        for seat in self.seats:
+            conn = seat.conn
+            if conn is None:
+                continue
+            if _holds(conn) and not seat.taken_over:
+                targets.append((seat.index, conn, seat.held))
+            else:
+                self._release_held(seat)  # e.g. taken over: it gets no request to carry them
+                targets.append((seat.index, conn, None))
+        spectators = self.spectators
         for offset, ev in enumerate(events):
-            index = self.seen + offset
-            text: str | None = None
-            for seat in self.seats:
-                if seat.conn is not None and ev.visible_to(seat.index):
-                    if ev.to is None:
-                        text = text or dumps(self._event_message(index, ev))
-                        seat.conn.send_text(text)
+            text = dumps(self._event_message(self.seen + offset, ev))
+            for index, conn, held in targets:
+                if ev.to is None or index in ev.to:
+                    if held is None:
+                        conn.send_text(text)
                     else:
-                        seat.conn.send(self._event_message(index, ev))
-            if ev.to is None and self.spectators:
-                text = text or dumps(self._event_message(index, ev))
-                for spectator in self.spectators:
+                        held.append(text)
+            if ev.to is None:
+                for spectator in spectators:
                     spectator.send_text(text)
         self.seen += len(events)
+
+    def _release_held(self, seat: SeatState) -> None:
+        """Send the events held for ``seat`` now, one frame each (the game ends, or the seat
+        will get no request to carry them)."""
+        if seat.held:
+            if seat.conn is not None:
+                for text in seat.held:
+                    seat.conn.send_text(text)
+            seat.held.clear()
 
     def _event_message(self, index: int, ev: Event) -> dict[str, Any]:
         return {
@@ -751,3 +840,11 @@ class Table:
             for box in (seat.house_box, seat.fallback_box):
                 if box is not None:
                     yield box
+
+
+def _holds(conn: Peer) -> bool:
+    return bool(getattr(conn, "events_in_request", False))
+
+
+def _pushes(conn: Peer) -> bool:
+    return bool(getattr(conn, "push_observations", False))

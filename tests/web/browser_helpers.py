@@ -1,20 +1,37 @@
-"""Helpers of the browser tests: a tab that records its WebSocket frames and script errors,
-and screenshots for docs/web.md."""
+"""Helpers of the browser tests: a real server on a free loopback port, a tab that records its
+WebSocket frames and script errors, drivers that play through the page, and screenshots for
+docs/web.md."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import socket
+import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+import uvicorn
 
+from cardtable.server.app import create_app
 from cardtable.server.config import Settings
 
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+#: Screenshots go to docs/screenshots only when asked (CARDTABLE_WEB_SHOTS=1), so a test run
+#: never changes tracked files; otherwise they are still taken (the page must render) into a
+#: temporary folder.
+DOC_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = (
+    DOC_SHOTS
+    if os.environ.get("CARDTABLE_WEB_SHOTS")
+    else Path(tempfile.gettempdir()) / "cardtable-web-shots"
+)
 
 
 @dataclass
@@ -22,6 +39,48 @@ class WebServer:
     url: str
     app: Any
     settings: Settings
+
+
+@contextlib.contextmanager
+def run_server(db_dir: Path, **overrides: Any) -> Iterator[WebServer]:
+    """A real server (uvicorn in a thread) on a free loopback port with SQLite in ``db_dir``.
+
+    The defaults make house bots fast and give people a long clock; ``overrides`` are
+    :class:`Settings` fields (for example short deadlines for people).
+    """
+    values: dict[str, Any] = {
+        "db": f"sqlite:///{db_dir / 'web.db'}",
+        "deadline_ms": 1500,
+        "time_bank_ms": 1000,
+        "person_deadline_ms": 60000,
+        "person_time_bank_ms": 60000,
+        "fill_wait_ms": 200,
+        "bot_quiet_ms": 200,
+        "quiet_ms": 2000,
+        "log_level": "warning",
+    }
+    values.update(overrides)
+    settings = Settings(**values)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    settings.port = sock.getsockname()[1]
+    app = create_app(settings)
+    config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio", lifespan="on")
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    end = time.monotonic() + 20
+    while not uv.started:
+        if time.monotonic() > end or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield WebServer(f"http://127.0.0.1:{settings.port}", app, settings)
+    finally:
+        uv.should_exit = True
+        thread.join(timeout=20)
+        sock.close()
 
 
 @dataclass
@@ -33,15 +92,63 @@ class Tab:
     sent: list[str] = field(default_factory=list)
     public_views: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    _parsed: dict[bool, list[dict[str, Any]]] = field(default_factory=dict)
+    _read: dict[bool, int] = field(default_factory=dict)
 
     def messages(self, sent: bool = False) -> list[dict[str, Any]]:
-        out = []
-        for text in self.sent if sent else self.frames:
+        """Every JSON message received (or sent), parsed once and kept."""
+        texts = self.sent if sent else self.frames
+        out = self._parsed.setdefault(sent, [])
+        start = self._read.get(sent, 0)
+        for text in texts[start:]:
             try:
-                out.append(json.loads(text))
+                message = json.loads(text)
             except ValueError:
                 continue
+            if isinstance(message, dict):
+                out.append(message)
+        self._read[sent] = len(texts)
+        return list(out)
+
+    def last_request(self, kind: str | None = None) -> dict[str, Any] | None:
+        """The newest ``request`` message (of a request kind) this tab received."""
+        for m in reversed(self.messages()):
+            if m.get("type") == "request" and (kind is None or m["request"]["kind"] == kind):
+                return m
+        return None
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every game event in the frames, wherever it is carried (an ``event`` message or a
+        list of events bundled into another message): dicts with a ``kind`` and a ``data``."""
+        out: list[dict[str, Any]] = []
+        for m in self.messages():
+            out.extend(walk_events(m))
         return out
+
+
+def walk_events(value: Any) -> Iterator[dict[str, Any]]:
+    """Every ``{"kind": ..., "data": {...}}`` inside a decoded message (events only have both;
+    requests and actions have no ``data``)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("kind"), str) and isinstance(value.get("data"), dict):
+            yield value
+        for v in value.values():
+            yield from walk_events(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from walk_events(v)
+
+
+def walk_key(value: Any, key: str) -> Iterator[Any]:
+    """Every value stored under ``key`` anywhere inside a decoded message."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == key:
+                yield v
+            yield from walk_key(v, key)
+    elif isinstance(value, list):
+        for v in value:
+            yield from walk_key(v, key)
 
 
 def open_tab(browser: Any, *, width: int = 1280, height: int = 900) -> Tab:
@@ -199,3 +306,97 @@ def cunegonda_step(page: Any, kind: str, panel: Any, counts: dict[str, int]) -> 
         playable = panel.locator("button.card-button:not([disabled])")
         return _click(playable.first)
     return False
+
+
+# ---------------------------------------------------------------- several people at one table
+
+
+@dataclass
+class Person:
+    """A person at a table: a tab, the display name and (once the game starts) the seat."""
+
+    tab: Tab
+    name: str
+    seat: int = -1
+
+    @property
+    def page(self) -> Any:
+        return self.tab.page
+
+
+def open_panel(page: Any) -> tuple[str, Any] | None:
+    """The open decision panel of a Kuhhandel seat page, as (kind, locator), or None."""
+    panels = page.locator(".actions .panel[data-kind]")
+    try:
+        if not panels.count():
+            return None
+        first = panels.first
+        return (first.get_attribute("data-kind", timeout=500) or ""), first
+    except Exception:
+        return None  # the panel went away meanwhile: the game moved on
+
+
+def offered(panel: Any) -> list[dict[str, Any]]:
+    """The actions behind the panel's buttons (their ``data-action``), in page order."""
+    try:
+        texts = panel.evaluate(
+            "p => [...p.querySelectorAll('button[data-action]')].map(b => b.dataset.action)"
+        )
+    except Exception:
+        return []
+    return [json.loads(t) for t in texts]
+
+
+def click_offered(panel: Any, wanted: dict[str, Any]) -> bool:
+    """Click the button whose ``data-action`` is exactly ``wanted``."""
+    for i, action in enumerate(offered(panel)):
+        if action == wanted:
+            return _click(panel.locator("button[data-action]").nth(i))
+    return False
+
+
+def pick_notes(panel: Any, notes: list[int]) -> bool:
+    """Choose ``notes`` in the panel's note picker and send them."""
+    for value in notes:
+        chips = panel.locator(f'button.note.toggle[aria-label="note {value}"][aria-pressed=false]')
+        if not _click(chips.first):
+            return False
+    return _click(panel.locator("button[data-picker-send]"))
+
+
+def own_notes(page: Any) -> list[int]:
+    """The notes the page shows as the seat's own (``.kh-mine``)."""
+    try:
+        texts = page.locator(".kh-mine .note").all_inner_texts()
+    except Exception:
+        return []
+    return sorted(int(t) for t in texts)
+
+
+def sign_in_new(browser: Any, server: WebServer, name: str, **size: int) -> Person:
+    """A new browser context (its own localStorage: a different person) signed in as a guest."""
+    tab = open_tab(browser, **size)
+    sign_in(tab, server, name)
+    return Person(tab, name)
+
+
+def drive(
+    people: list[Person], policy: Any, *, limit_s: float, done: Any = None, idle_s: float = 0.05
+) -> None:
+    """Round-robin over the people's pages: answer each open panel with ``policy(person, kind,
+    panel)`` (it may also leave a panel open for later) until every page shows the result or
+    ``done()`` holds."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        if done is not None and done():
+            return
+        if all(p.page.locator(".result").count() for p in people):
+            return
+        acted = False
+        for person in people:
+            found = open_panel(person.page)
+            if found is not None:
+                acted = bool(policy(person, *found)) or acted
+        if not acted:
+            time.sleep(idle_s)
+    raise AssertionError(f"not over within {limit_s} s")

@@ -204,6 +204,8 @@ function seatCard(obs, ctx, s) {
 function center(obs, ctx) {
   const { names, rules } = ctx;
   const who = (s) => (s === ctx.me ? "you" : names[s] || `seat ${s}`);
+  // at the start of a sentence
+  const Who = (s) => { const w = who(s); return w.charAt(0).toUpperCase() + w.slice(1); };
   const parts = [];
   parts.push(h("div", { class: "deck", "aria-label": `${obs.deck_size} cards in the deck` },
     h("span", { class: "deck-card", "aria-hidden": "true" }, String(obs.deck_size)), " cards in the deck",
@@ -217,7 +219,7 @@ function center(obs, ctx) {
     const lot = a.lot.map((c) => cardName(rules, c)).join(" + ");
     const value = a.card < rules.species.length ? ` (quartet worth ${rules.species[a.card].value})` : "";
     parts.push(h("div", { class: "auction", "aria-live": "polite" },
-      h("p", { class: "stage" }, `${who(a.auctioneer)} ${a.auctioneer === ctx.me ? "auction" : "auctions"} the `, h("strong", {}, lot), value),
+      h("p", { class: "stage" }, `${Who(a.auctioneer)} ${a.auctioneer === ctx.me ? "auction" : "auctions"} the `, h("strong", {}, lot), value),
       h("p", { class: "high" }, a.high_bidder === null ? "No bid yet." : `Highest bid: ${a.high} from ${who(a.high_bidder)}`),
       a.bids.length ? h("ol", { class: "bids", "aria-label": "Bids so far" },
         a.bids.slice(-6).map(([s, amount]) => h("li", {}, amount ? `${who(s)}: ${amount}` : `${who(s)}: pass`))) : null,
@@ -228,7 +230,9 @@ function center(obs, ctx) {
     parts.push(h("div", { class: "trade", "aria-live": "polite" },
       h("p", { class: "stage" }, `Cow trade: ${who(t.challenger)} ${t.challenger === ctx.me ? "challenge" : "challenges"} ${who(t.opponent)} for ${t.cards} ${speciesName(rules, t.species)}`),
       t.again ? h("p", { class: "tie" }, "A tie: the challenger offers again.") : null,
-      h("p", {}, t.offer_count === null ? "Waiting for the challenger's offer…" : `Offer on the table: ${plural(t.offer_count, "note")}, face down.`),
+      h("p", {}, t.offer_count === null
+        ? (t.challenger === ctx.me ? "Your offer: choose your notes on the right." : `Waiting for ${who(t.challenger)}'s offer…`)
+        : `Offer on the table: ${plural(t.offer_count, "note")}, face down.`),
       t.my_offer ? h("p", {}, "Your offer: ", noteChips(t.my_offer, "your offer")) : null));
   }
   const c = obs.countdown;
@@ -238,19 +242,19 @@ function center(obs, ctx) {
       h("p", { class: "stage" }, `Pedigree countdown for the ${name}, from ${c.from}`),
       c.claimant === null || c.claimant === undefined
         ? h("p", {}, `${plural(c.chosen.length, "seat")} chose so far.`)
-        : h("p", {}, `${who(c.claimant)} claimed it at ${c.count}.`)));
+        : h("p", {}, `${Who(c.claimant)} claimed it at ${c.count}.`)));
   }
   if (obs.payment && !a) {
     const p = obs.payment;
-    parts.push(h("p", { class: "stage" }, `${who(p.payer)} ${p.payer === ctx.me ? "pay" : "pays"} ${who(p.payee)} ${p.for === "pedigree" ? plural(p.amount, "note") : p.amount}.`));
+    parts.push(h("p", { class: "stage" }, `${Who(p.payer)} ${p.payer === ctx.me ? "pay" : "pays"} ${who(p.payee)} ${p.for === "pedigree" ? plural(p.amount, "note") : p.amount}.`));
   } else if (obs.payment && a) {
-    parts.push(h("p", {}, `${who(obs.payment.payer)} ${obs.payment.payer === ctx.me ? "pay" : "pays"} ${obs.payment.amount}.`));
+    parts.push(h("p", {}, `${Who(obs.payment.payer)} ${obs.payment.payer === ctx.me ? "pay" : "pays"} ${obs.payment.amount}.`));
   }
   if (obs.rat_pile !== null && obs.rat_pile !== undefined) {
     parts.push(h("p", { class: "stage" }, `A rat! ${plural(obs.rat_pile, "note")} face down beside it.`));
   }
   if (obs.stage === "divide") {
-    parts.push(h("p", { class: "stage" }, `${who(obs.turn_seat)} ${obs.turn_seat === ctx.me ? "divide" : "divides"} the top card.`));
+    parts.push(h("p", { class: "stage" }, `${Who(obs.turn_seat)} ${obs.turn_seat === ctx.me ? "divide" : "divides"} the top card.`));
   }
   if (obs.stage === "turn") {
     parts.push(h("p", { class: "stage" }, obs.turn_seat === ctx.me ? "Your turn." : `${who(obs.turn_seat)}'s turn.`));

@@ -149,6 +149,16 @@ export class Session {
     }, delay);
   }
 
+  /** Give the seat to the house bot until resume(); its open requests go with it. */
+  leave(gameId) {
+    this.send({ type: "leave" });
+    const store = this.game(gameId);
+    store.left = true;
+    store.requests.clear();
+    store.version++;
+    this.emit("game", store);
+  }
+
   disconnect() {
     this.wantOpen = false;
     if (this.ws) this.ws.close(1000, "bye");
@@ -165,6 +175,10 @@ export class Session {
     const store = this.game(gameId);
     store.takenOver = false;
     store.left = false;
+    // requests from before are stale (the house bot may have answered them): the server
+    // sends every request still open for the seat again
+    store.requests.clear();
+    store.version++;
     this.send({ type: "resume", game_id: gameId, since: store.lastIndex + 1 });
   }
 

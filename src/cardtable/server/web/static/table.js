@@ -84,6 +84,8 @@ export function renderSeat(main, gameId, navigate) {
   let shownRequests = "";
   let auctionActivity = performance.now();
   let lastRejection = 0;
+  let headMode = "";
+  const statusEl = h("p", { class: "status", "aria-live": "polite" });
 
   const head = h("div", { class: "table-head" });
   const messages = h("div", { class: "messages", role: "alert" });
@@ -96,12 +98,13 @@ export function renderSeat(main, gameId, navigate) {
 
   const fetcher = publicFetcher(gameId, (view, startedAt) => {
     publicView = { view, startedAt };
-    draw();
+    drawSoon();
     if (store && store.end) fetcher.stop();
   });
   cleanups.push(() => fetcher.stop());
 
   const waitFor = (text, links = true) => {
+    headMode = "";
     clear(head).appendChild(h("h1", {}, "Table"));
     clear(boardBox).appendChild(h("div", { class: "panel" }, h("p", {}, text),
       links ? h("p", {}, h("a", { href: `/watch/${gameId}` }, "Watch this game"), " · ",
@@ -183,9 +186,19 @@ export function renderSeat(main, gameId, navigate) {
     } catch (err) {
       toast(err.message, "error");
     }
+    draw(); // the answered panel goes at once, so it can never be answered twice
   }
 
+  // Messages come in bursts (a house bot's turn is a dozen events): one redraw per burst.
+  let drawTimer = null;
+  const drawSoon = () => {
+    if (drawTimer === null) drawTimer = setTimeout(draw, 0);
+  };
+  cleanups.push(() => clearTimeout(drawTimer));
+
   function draw() {
+    clearTimeout(drawTimer);
+    drawTimer = null;
     store = session.games.get(gameId);
     if (!store || !store.start) {
       if (!session.connected) waitFor("Connecting…", false);
@@ -199,30 +212,33 @@ export function renderSeat(main, gameId, navigate) {
     const priv = privateState(mod, start);
     const obs = currentObs(start, priv);
 
-    // head
-    const buttons = [];
-    if (!store.end) {
-      if (store.takenOver || store.left) {
-        buttons.push(h("button", { type: "button", class: "primary", onclick: () => { session.resume(gameId); draw(); } }, "Take my seat back"));
-      } else {
+    // head: rebuilt only when what can be done changes, so its buttons stay put under the
+    // pointer while events stream in (a replaced button would swallow the click)
+    const away = store.takenOver || store.left;
+    const mode = store.end ? "end" : away ? "away" : "seat";
+    if (mode !== headMode) {
+      headMode = mode;
+      const buttons = [];
+      if (mode === "away") {
+        buttons.push(h("button", { type: "button", class: "primary", onclick: () => {
+          try { session.resume(gameId); } catch (err) { toast(err.message, "error"); }
+          draw();
+        } }, "Take my seat back"));
+      } else if (mode === "seat") {
         buttons.push(h("button", {
           type: "button", onclick: () => {
             if (!confirm("Leave the table? A house bot plays your seat until you come back.")) return;
-            session.send({ type: "leave" });
-            store.left = true;
-            draw();
+            try { session.leave(gameId); } catch (err) { toast(err.message, "error"); }
           },
         }, "Leave the table"));
       }
+      const hadFocus = head.contains(document.activeElement);
+      clear(head).append(h("h1", {}, titleOf(start)), statusEl, clockEl, goingEl,
+        h("div", { class: "row" }, buttons, h("a", { href: `/watch/${gameId}`, class: "small" }, "spectator view")));
+      if (hadFocus && buttons.length) buttons[0].focus({ preventScroll: true });
     }
-    clear(head).append(
-      h("h1", {}, titleOf(start)),
-      h("p", { class: "status", "aria-live": "polite" },
-        store.end ? "The game is over." : (store.takenOver || store.left)
-          ? "A house bot plays your seat until you take it back."
-          : mod.statusLine(obs, names, me)),
-      clockEl, goingEl, h("div", { class: "row" }, buttons,
-        h("a", { href: `/watch/${gameId}`, class: "small" }, "spectator view")));
+    statusEl.textContent = store.end ? "The game is over."
+      : away ? "A house bot plays your seat until you take it back." : mod.statusLine(obs, names, me);
 
     // messages: rejections and notices
     clear(messages);
@@ -302,15 +318,13 @@ export function renderSeat(main, gameId, navigate) {
       if (!data.store.end) fetcher.schedule();
     }
     if (kind === "game" && data.id === gameId) {
-      draw();
+      drawSoon();
     }
     if (kind === "game" && data.id !== gameId && data.start && !data.end && session.current === data.id) {
       navigate(`/table/${data.id}`);
     }
-    if (kind === "welcome") {
-      if ((data.games || []).includes(gameId)) session.resume(gameId);
-      draw();
-    }
+    // a welcome after a dropped connection: the session resumes every running game itself
+    if (kind === "welcome") draw();
     if (kind === "closed") {
       toast("The connection dropped; reconnecting…", "error");
       draw();
@@ -358,9 +372,16 @@ export function renderWatch(main, gameId) {
   clear(main).appendChild(h("section", { class: "table-page spectator" }, head,
     h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox), h("div", { class: "side-col" }, logBox))));
 
-  const fetcher = publicFetcher(gameId, (v) => { view = v; draw(); });
+  // one redraw per burst of messages
+  let drawTimer = null;
+  const drawSoon = () => {
+    if (drawTimer === null) drawTimer = setTimeout(draw, 0);
+  };
+  const fetcher = publicFetcher(gameId, (v) => { view = v; drawSoon(); });
 
   function draw() {
+    clearTimeout(drawTimer);
+    drawTimer = null;
     if (!start) return;
     const mod = gameModule(start.game);
     const names = start.names;
@@ -389,23 +410,35 @@ export function renderWatch(main, gameId) {
     scrollLog(logBox);
   }
 
-  const ws = new WebSocket(wsUrl());
-  ws.addEventListener("open", () => ws.send(JSON.stringify({ type: "hello", protocol: 1, spectate: gameId })));
-  ws.addEventListener("message", (frame) => {
+  let ws = null;
+  let stopped = false;
+  let retry = 0;
+  // a dropped connection is opened again: the server sends the public events from the start
+  // again (the map keeps one copy of each) and the game goes on being shown
+  const open = () => {
+    ws = new WebSocket(wsUrl());
+    ws.addEventListener("open", () => ws.send(JSON.stringify({ type: "hello", protocol: 1, spectate: gameId })));
+    ws.addEventListener("message", onMessage);
+    ws.addEventListener("close", () => {
+      closed = true;
+      if (!stopped && start && !end) setTimeout(() => { if (!stopped) open(); }, Math.min(8000, 500 * 2 ** retry++));
+    });
+  };
+  const onMessage = (frame) => {
     const msg = JSON.parse(frame.data);
-    if (msg.type === "game_start") { start = msg; fetcher.now(); draw(); }
+    if (msg.type === "game_start") { start = msg; closed = false; retry = 0; fetcher.now(); draw(); }
     else if (msg.type === "event") {
       events.set(msg.index, msg.event);
       if (["bid", "pass", "auction", "exposed"].includes(msg.event.kind)) auctionActivity = performance.now();
       fetcher.schedule();
-      draw();
-    } else if (msg.type === "game_end") { end = msg; draw(); }
+      drawSoon();
+    } else if (msg.type === "game_end") { end = msg; drawSoon(); }
     else if (msg.type === "error") {
       clear(boardBox).appendChild(h("div", { class: "panel" }, h("p", {}, msg.reason),
         h("p", {}, h("a", { href: `/replay/${gameId}` }, "Open the replay"), " · ", h("a", { href: "/" }, "the lobby"))));
     }
-  });
-  ws.addEventListener("close", () => { closed = true; });
+  };
+  open();
   const ticker = setInterval(() => { if (!end && !closed) draw(); }, 1000);
-  return () => { fetcher.stop(); clearInterval(ticker); ws.close(1000, "bye"); };
+  return () => { stopped = true; fetcher.stop(); clearInterval(ticker); clearTimeout(drawTimer); ws.close(1000, "bye"); };
 }

@@ -3,7 +3,10 @@ ranked games, the docs pages, a phone-sized table and playing by keyboard only."
 
 from __future__ import annotations
 
+import re
+import subprocess
 import threading
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,6 +16,8 @@ from browser_helpers import Tab, WebServer, choose, game_id_of, open_tab, shot, 
 from cardtable.client import play
 
 pytestmark = pytest.mark.timeout(180)
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def test_register_then_leaderboard_shows_the_rating_history(tab: Tab, server: WebServer) -> None:
@@ -78,12 +83,34 @@ def test_docs_pages_render_the_project_docs(tab: Tab, server: WebServer) -> None
     page.goto(server.url + "/docs-pages/web")
     page.locator("article h1").wait_for()
     assert "browser" in page.locator("article h1").inner_text().lower()
-    # the screenshots referenced by docs/web.md are served
+    # every screenshot docs/web.md references is shown and served
+    referenced = re.findall(r"!\[[^\]]*\]\(screenshots/([^)]+)\)", (DOCS / "web.md").read_text())
+    assert len(referenced) >= 10
     images = page.locator("article img.shot")
-    assert images.count() >= 5
+    assert images.count() == len(referenced)
     for src in [img.get_attribute("src") for img in images.all()]:
         assert httpx.get(server.url + str(src), timeout=10).status_code == 200, src
     assert not tab.errors, tab.errors
+
+
+def test_the_screenshots_of_the_docs_are_in_the_repository() -> None:
+    """A fresh checkout has every screenshot docs/web.md shows: the tests write screenshots
+    only into a temporary folder unless asked (CARDTABLE_WEB_SHOTS=1), so nothing the docs test
+    reads may come from an earlier test run."""
+    referenced = re.findall(r"!\[[^\]]*\]\(screenshots/([^)]+)\)", (DOCS / "web.md").read_text())
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "docs/screenshots"],
+            cwd=DOCS.parent,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        pytest.skip("not a git checkout")
+    tracked = {Path(name).name for name in listed}
+    assert referenced and set(referenced) <= tracked, set(referenced) - tracked
 
 
 def test_phone_sized_table_fits_and_plays_by_keyboard(browser: Any, server: WebServer) -> None:

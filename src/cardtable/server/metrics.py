@@ -109,6 +109,8 @@ class ServerMetrics:
         #: How late a 10 ms timer fires on the event loop (a stall delays every table alike).
         self.loop_lag = Latencies(size)
         self.frames_in = 0
+        #: Decisions the quick bot answered because a house bot or the fallback was too slow.
+        self.rescues = 0
         self.frames_out = 0
         self.started = time.time()
 
@@ -121,6 +123,7 @@ class ServerMetrics:
             "cpu_seconds": round(time.process_time(), 3),
             "frames_in": self.frames_in,
             "frames_out": self.frames_out,
+            "rescues": self.rescues,
             "decision_latency": self.decision.summary(since),
             "bot_think": self.bot_think.summary(bot_since),
             "loop_lag": self.loop_lag.summary(max(0, self.loop_lag.count - 6000)),

@@ -44,6 +44,16 @@ from cardtable.server.store.db import FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.table")
 
+#: A house bot or fallback searches for at most this share of the time it has for a decision
+#: (the expert bots stop between sampled worlds, so one world may run past it) ...
+SEARCH_SHARE = 0.5
+#: ... and the quick bot answers instead once this share has passed without an answer.
+RESCUE_AT = 0.9
+#: With less time than this for a decision, the quick bot answers at once.
+MIN_SEARCH_S = 0.1
+#: The quick bots, first available per game: they answer in well under a millisecond.
+RESCUE_BOTS = ("heuristic", "simple", "random")
+
 
 class Peer(Protocol):
     """A connected client as a table sees it: it can be sent messages without waiting.
@@ -70,18 +80,36 @@ class AgentBox:
         self.lock = threading.Lock()
         self.wants_observation = bool(getattr(agent, "wants_observation", True))
 
-    def think(self, events: Sequence[Event], observation: Any, request: Request) -> Any:
+    def think(
+        self,
+        events: Sequence[Event],
+        observation: Any,
+        request: Request,
+        budget_s: float | None = None,
+    ) -> Any:
+        """The agent's answer, after handing it the events. ``budget_s`` lowers the search
+        time of an agent with a ``time_cap`` attribute (the expert bots) for this decision."""
         with self.lock:
-            if not self.started:
-                self.started = True
-                start = getattr(self.agent, "start", None)
-                if start is not None:
-                    start(self.info.seat, self.info)
-            hook = getattr(self.agent, "event", None)
-            if hook is not None:
-                for ev in events:
-                    hook(ev)
-            return self.agent.act(observation, request)
+            cap = getattr(self.agent, "time_cap", None) if budget_s is not None else None
+            if cap is not None and budget_s is not None and budget_s < cap:
+                self.agent.time_cap = budget_s  # type: ignore[attr-defined]
+                try:
+                    return self._think(events, observation, request)
+                finally:
+                    self.agent.time_cap = cap  # type: ignore[attr-defined]
+            return self._think(events, observation, request)
+
+    def _think(self, events: Sequence[Event], observation: Any, request: Request) -> Any:
+        if not self.started:
+            self.started = True
+            start = getattr(self.agent, "start", None)
+            if start is not None:
+                start(self.info.seat, self.info)
+        hook = getattr(self.agent, "event", None)
+        if hook is not None:
+            for ev in events:
+                hook(ev)
+        return self.agent.act(observation, request)
 
 
 @dataclass
@@ -104,6 +132,9 @@ class SeatState:
     disconnect_counted: bool = False
     house_box: AgentBox | None = None
     fallback_box: AgentBox | None = None
+    #: The quick bot (heuristic) that answers on the event loop when the house bot or the
+    #: fallback would miss the decision's deadline.
+    rescue_box: AgentBox | None = None
     #: Encoded event frames held for a client that takes its events inside its next request.
     held: list[str] = field(default_factory=list)
     #: The observation a ``push_observations`` client saw last (``None``: nothing yet).
@@ -177,6 +208,8 @@ class Table:
         #: The public observation last pushed to spectators that asked for pushes.
         self._public_shown: Any = None
         self._pushing = False
+        #: Decisions the quick bot answered because the slow one would have been late.
+        self.rescues = 0
         self.game: Game = setup.spec.new_game(setup.rules, len(setup.seats), setup.seed)
         self.rules_json = self.game.rules_json()
         self.seats = setup.seats
@@ -598,7 +631,8 @@ class Table:
             # a remote seat whose client is away: one fault per disconnection
             seat.disconnect_counted = True
             self._record_fault(seat, req, "disconnect", "the client is not connected")
-        self._think(ask, seat.house_box if seat.kind == "house" else self._fallback_box(seat))
+        box = seat.house_box if seat.kind == "house" else self._fallback_box(seat)
+        self._think(ask, box, seat.deadline_ms / 1000.0)
 
     def _send_request(self, ask: Ask, seat: SeatState) -> None:
         assert seat.conn is not None and self._loop is not None
@@ -630,19 +664,32 @@ class Table:
                 (ask.deadline_ms + seat.bank_ms) / 1000.0, self._on_timeout, ask
             )
 
-    def _think(self, ask: Ask, box: AgentBox | None) -> None:
+    def _think(self, ask: Ask, box: AgentBox | None, budget_s: float) -> None:
+        """Let ``box`` answer ``ask`` in a worker thread within ``budget_s`` seconds.
+
+        The bot's search is capped well inside the budget (see :meth:`AgentBox.think`); if its
+        answer is still not back when the budget is spent (a slow machine, a queue of bots
+        before it), the quick rescue bot answers on the event loop instead. Without enough
+        budget for a search at all (:data:`MIN_SEARCH_S`) the rescue bot answers at once.
+        """
         assert self._loop is not None
         if box is None:
             self._last_resort(ask, "no bot available")
             return
         ask.mode = "bot"
+        if budget_s < MIN_SEARCH_S:
+            self._rescue(ask)
+            return
+        if ask.timer is not None:
+            ask.timer.cancel()
+        ask.timer = self._loop.call_later(budget_s * RESCUE_AT, self._rescue, ask)
         observation = self.game.observe(ask.seat) if box.wants_observation else None
         events = self.game.events(box.cursor)
         box.cursor += len(events)
         visible = [e for e in events if e.visible_to(ask.seat)]
         started = time.perf_counter()
         future = self._loop.run_in_executor(
-            self.bot_executor, box.think, visible, observation, ask.request
+            self.bot_executor, box.think, visible, observation, ask.request, budget_s * SEARCH_SHARE
         )
         future.add_done_callback(lambda f: self._on_bot_done(ask, box, f, started))
 
@@ -662,6 +709,47 @@ class Table:
             return
         self._close(ask)
         self._advance()
+
+    def _rescue(self, ask: Ask) -> None:
+        """Answer ``ask`` now, on the event loop, with the seat's quick bot (the slow bot's
+        answer, if it comes later, is dropped)."""
+        if not ask.open or self.result is not None:
+            return
+        seat = self.seats[ask.seat]
+        box = self._rescue_box(seat)
+        self.rescues += 1
+        self.metrics.rescues += 1
+        log.info(
+            "table %s seat %s: the %s bot had no answer in time; the quick bot answers",
+            self.id,
+            ask.seat,
+            seat.house if seat.kind == "house" else self.fallback_name,
+        )
+        if box is None:
+            self._last_resort(ask, "no quick bot")
+            return
+        observation = self.game.observe(ask.seat) if box.wants_observation else None
+        events = self.game.events(box.cursor)
+        box.cursor += len(events)
+        visible = [e for e in events if e.visible_to(ask.seat)]
+        try:
+            action = box.think(visible, observation, ask.request)
+            self.game.apply(ask.seat, action)
+        except Exception as exc:
+            log.warning("quick bot of seat %s in %s failed: %r", ask.seat, self.id, exc)
+            self._last_resort(ask, f"{type(exc).__name__}: {exc}")
+            return
+        self._close(ask)
+        self._advance()
+
+    def _rescue_box(self, seat: SeatState) -> AgentBox | None:
+        if seat.rescue_box is None:
+            name = next((b for b in RESCUE_BOTS if b in self.spec.bots), None)
+            if name is None:
+                return None
+            agent = load_bot(self.spec.name, name, seed=self._seat_seed(seat) + 2)
+            seat.rescue_box = AgentBox(agent, self._info(seat.index))
+        return seat.rescue_box
 
     def _last_resort(self, ask: Ask, reason: str) -> None:
         choices = ask.request.choices
@@ -723,7 +811,9 @@ class Table:
                 }
             )
         self._record_fault(seat, ask.request, code, reason)
-        self._think(ask, self._fallback_box(seat))
+        # what is left of this decision's deadline (nothing after a timeout)
+        left_ms = ask.deadline_ms - (time.monotonic() - ask.sent_at) * 1000.0
+        self._think(ask, self._fallback_box(seat), max(0.0, left_ms) / 1000.0)
 
     def _record_fault(self, seat: SeatState, req: Request | None, code: str, reason: str) -> None:
         seat.faults += 1

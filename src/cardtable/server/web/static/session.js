@@ -90,7 +90,8 @@ export class Session {
       this.ws = ws;
       let welcomed = false;
       ws.addEventListener("open", () => {
-        const hello = { type: "hello", protocol: PROTOCOL };
+        // push_observations: the server sends our own view whenever it changes (no polling)
+        const hello = { type: "hello", protocol: PROTOCOL, push_observations: true };
         if (identity.kind === "bot") {
           hello.bot = identity.name;
           hello.token = identity.token;
@@ -229,6 +230,14 @@ export class Session {
         msg.receivedAt = performance.now();
         store.requests.set(msg.request_id, msg);
         store.requestObs = { observation: msg.observation, lastIndex: store.lastIndex, at: msg.receivedAt };
+        store.version++;
+        this.emit("game", store);
+        return;
+      }
+      case "observation": {
+        // our own view, pushed after a change: the newest base for the board, like a request's
+        const store = this.game(msg.game_id);
+        store.requestObs = { observation: msg.observation, lastIndex: store.lastIndex, at: performance.now() };
         store.version++;
         this.emit("game", store);
         return;

@@ -1,9 +1,11 @@
 // The seat page (/table/{id}) and the spectator page (/watch/{id}).
 //
-// Both draw the same board. The seat's page gets its observation with every request and its own
-// events over the session's WebSocket; the public part between requests comes from
-// GET /api/tables/{id}/public (public information only). The spectator's page says hello as a
-// spectator, so its stream never carries a private event, and it never asks for a seat's view.
+// Both draw the same board. The seat's page gets its own observation pushed by the server after
+// every change (hello with push_observations) and with every request, and its own events over
+// the session's WebSocket; GET /api/tables/{id}/public (public information only) is read at the
+// start and every few seconds for who holds each seat. The spectator's page says hello as a
+// spectator (with push_observations: the public view), so its stream never carries a private
+// event, and it never asks for a seat's view.
 
 import { h, clear, getJSON, toast, seconds } from "./dom.js";
 import { session, Session, wsUrl } from "./session.js";
@@ -12,6 +14,8 @@ import * as KH from "./kuhhandel.js";
 import * as CU from "./cunegonda.js";
 
 const LOG_LINES = 300;
+/** How often a table page re-reads who holds each seat (the board itself is pushed). */
+const HOLDERS_MS = 3000;
 
 function gameModule(game) { return game === "cunegonda" ? CU : KH; }
 
@@ -315,7 +319,6 @@ export function renderSeat(main, gameId, navigate) {
   cleanups.push(session.on((kind, data) => {
     if (kind === "event" && data.store.id === gameId) {
       if (["bid", "pass", "auction", "exposed"].includes(data.event.kind)) auctionActivity = performance.now();
-      if (!data.store.end) fetcher.schedule();
     }
     if (kind === "game" && data.id === gameId) {
       drawSoon();
@@ -354,6 +357,9 @@ export function renderSeat(main, gameId, navigate) {
   }
   draw();
   fetcher.now();
+  // the observation is pushed; only who holds each seat (away, house bot) is read now and then
+  const holders = setInterval(() => { if (!(store && store.end)) fetcher.now(); }, HOLDERS_MS);
+  cleanups.push(() => clearInterval(holders));
   return () => cleanups.forEach((f) => f());
 }
 
@@ -377,7 +383,12 @@ export function renderWatch(main, gameId) {
   const drawSoon = () => {
     if (drawTimer === null) drawTimer = setTimeout(draw, 0);
   };
-  const fetcher = publicFetcher(gameId, (v) => { view = v; drawSoon(); });
+  let pushedAt = 0;
+  const fetcher = publicFetcher(gameId, (v, startedAt) => {
+    // a view pushed while this read was under way is newer than the one read
+    view = view && pushedAt > startedAt ? { ...v, observation: view.observation } : v;
+    drawSoon();
+  });
 
   function draw() {
     clearTimeout(drawTimer);
@@ -417,7 +428,7 @@ export function renderWatch(main, gameId) {
   // again (the map keeps one copy of each) and the game goes on being shown
   const open = () => {
     ws = new WebSocket(wsUrl());
-    ws.addEventListener("open", () => ws.send(JSON.stringify({ type: "hello", protocol: 1, spectate: gameId })));
+    ws.addEventListener("open", () => ws.send(JSON.stringify({ type: "hello", protocol: 1, spectate: gameId, push_observations: true })));
     ws.addEventListener("message", onMessage);
     ws.addEventListener("close", () => {
       closed = true;
@@ -430,7 +441,10 @@ export function renderWatch(main, gameId) {
     else if (msg.type === "event") {
       events.set(msg.index, msg.event);
       if (["bid", "pass", "auction", "exposed"].includes(msg.event.kind)) auctionActivity = performance.now();
-      fetcher.schedule();
+      drawSoon();
+    } else if (msg.type === "observation") {
+      pushedAt = performance.now();
+      view = { seats: null, quiet_ms: 5000, ...(view || {}), observation: msg.observation };
       drawSoon();
     } else if (msg.type === "game_end") { end = msg; drawSoon(); }
     else if (msg.type === "error") {
@@ -440,5 +454,6 @@ export function renderWatch(main, gameId) {
   };
   open();
   const ticker = setInterval(() => { if (!end && !closed) draw(); }, 1000);
-  return () => { stopped = true; fetcher.stop(); clearInterval(ticker); clearTimeout(drawTimer); ws.close(1000, "bye"); };
+  const holders = setInterval(() => { if (!end && !closed) fetcher.now(); }, HOLDERS_MS);
+  return () => { stopped = true; fetcher.stop(); clearInterval(ticker); clearInterval(holders); clearTimeout(drawTimer); ws.close(1000, "bye"); };
 }

@@ -54,6 +54,7 @@ SPECIES = 3
 class DuelPlan:
     spectator: Tab
     routes: list[Any] = field(default_factory=list)  # the spectator's WebSocket, both ends
+    engine: Any = None  # the server's game: what the page shows as the seat's own notes
     divisions: int = 0
     checked: bool = False
 
@@ -88,6 +89,7 @@ def duel_policy(plan: DuelPlan, person: Person, kind: str, panel: Any) -> bool:
 def check_peek(plan: DuelPlan, person: Person, panel: Any, info: dict[str, Any]) -> None:
     """The dividing seat sees its card; the spectator, at the same moment, does not."""
     plan.checked = True
+    assert own_notes(person.page) == sorted(plan.engine.observe_json(person.seat)["wallet"])
     name = info["name"]
     title = panel.locator("h3").inner_text()
     assert title == f"You look at the top card: the {name}", title
@@ -130,7 +132,7 @@ def test_duel_peek_keep_or_give_to_the_end(browser: Any, server: WebServer) -> N
             if "/public" in reply.url and reply.status == 200:
                 spectator.public_views.append(reply.json())
 
-        plan = DuelPlan(spectator)
+        plan = DuelPlan(spectator, engine=server.app.state.hub.tables[game_id].game)
         spectator.page.route_web_socket(
             re.compile(r".*/ws$"), lambda ws: plan.routes.append((ws.connect_to_server(), ws))
         )

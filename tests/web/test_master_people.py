@@ -75,6 +75,7 @@ class Plan:
     """What the three seats agreed to do (the test plays all of them)."""
 
     people: list[Person]
+    engine: Any = None  # the server's game (an oracle for what each page shows as its own)
     tie_offer: list[int] | None = None
     tie_seen: bool = False
     tie_checked: bool = False
@@ -82,10 +83,20 @@ class Plan:
     claimed_at: list[int] = field(default_factory=list)  # the counts shown at the clicks
     preempts: int = 0
     rat_checked: bool = False
-    log: list[str] = field(default_factory=list)
 
     def other(self, seat: int) -> Person:
         return next(p for p in self.people if p.seat == seat)
+
+    def check_wallets(self) -> None:
+        """Every page shows its seat's notes as the engine holds them (the page keeps them from
+        the events its seat receives; the game waits for a person here, so it stands still)."""
+        for person in self.people:
+            truth = sorted(self.engine.observe_json(person.seat)["wallet"])
+            for _ in range(30):
+                if own_notes(person.page) == truth:
+                    break
+                person.page.wait_for_timeout(100)
+            assert own_notes(person.page) == truth, (person.name, own_notes(person.page), truth)
 
 
 def master_policy(plan: Plan, person: Person, kind: str, panel: Any) -> bool:
@@ -190,6 +201,7 @@ def check_tie(plan: Plan, person: Person, panel: Any, info: dict[str, Any]) -> N
     """At the re-offer: both traders were shown both offers, the third seat and the spectator
     only that it was a tie."""
     plan.tie_checked = True
+    plan.check_wallets()
     title = panel.locator("h3").inner_text()
     assert title.startswith("A tie! Offer again"), title
     shot(person.tab, "tie")
@@ -210,6 +222,7 @@ def check_rat(plan: Plan, person: Person, panel: Any) -> None:
     """Two notes lie beside the rat: the seat asked sees the offer to take both; another seat's
     board shows only the count."""
     plan.rat_checked = True
+    plan.check_wallets()
     take = panel.get_by_role("button", name="Take the rat and the 2 notes")
     assert take.count() == 1
     shot(person.tab, "rat-round")
@@ -265,7 +278,7 @@ def test_three_people_play_master_through_tie_rats_and_countdowns(
         spectator.page.goto(f"{server.url}/watch/{game_id}")
         spectator.page.locator(".kh-board").wait_for()
 
-        plan = Plan(people)
+        plan = Plan(people, engine=server.app.state.hub.tables[game_id].game)
         drive(people, lambda p, kind, panel: master_policy(plan, p, kind, panel), limit_s=150)
         spectator.page.locator(".result").wait_for(timeout=15000)
 

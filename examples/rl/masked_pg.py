@@ -115,8 +115,12 @@ def train(args: argparse.Namespace) -> LinearPolicy:
     return policy
 
 
-def evaluate(policy: Any, args: argparse.Namespace, games: int) -> dict[str, float]:
-    """``games`` games through run_match, the policy's seat rotating, the others bots."""
+def evaluate(
+    policy: Any, args: argparse.Namespace, games: int, opponents: str | None = None
+) -> dict[str, float]:
+    """``games`` games through run_match, the policy's seat rotating, the others bots
+    (``opponents``, by default those it trained against)."""
+    opponents = opponents or args.opponents
     spec = game_spec(args.game)
     rules = spec.resolve_rules(args.rules) if isinstance(args.rules, str) else args.rules
     seats = args.seats
@@ -124,7 +128,7 @@ def evaluate(policy: Any, args: argparse.Namespace, games: int) -> dict[str, flo
     for g in range(games):
         seat = g % seats
         agents: list[Any] = [
-            load_bot(args.game, args.opponents, seed=10_000 + g * 8 + s) for s in range(seats)
+            load_bot(args.game, opponents, seed=10_000 + g * 8 + s) for s in range(seats)
         ]
         agents[seat] = PolicyAgent(policy, args.game)
         result = run_match(spec.new_game(rules, seats, 500_000 + g), agents)
@@ -147,17 +151,25 @@ def main() -> None:
     p.add_argument("--report", type=int, default=250)
     p.add_argument("--eval-games", type=int, default=400)
     p.add_argument("--out", default=None, help="save the weights (.npz)")
+    p.add_argument("--load", default=None, help="evaluate saved weights (.npz), no training")
+    p.add_argument(
+        "--eval-opponents", default=None, help="bots to evaluate against (default: --opponents)"
+    )
     args = p.parse_args()
     c0 = time.process_time()
-    policy = train(args)
-    print(f"training: {time.process_time() - c0:.0f} s CPU")
+    if args.load:
+        policy = LinearPolicy.load(args.load)
+    else:
+        policy = train(args)
+        print(f"training: {time.process_time() - c0:.0f} s CPU")
     if args.out:
         policy.save(args.out)
+    opponents = args.eval_opponents or args.opponents
     untrained = LinearPolicy(policy.W.shape[1], policy.W.shape[0], seed=1, greedy=False)
     for name, pol in (("untrained (uniform over the mask)", untrained), ("trained", policy)):
-        r = evaluate(pol, args, args.eval_games)
+        r = evaluate(pol, args, args.eval_games, opponents)
         print(
-            f"{name} vs {args.seats - 1}× {args.opponents}, {args.eval_games} games: "
+            f"{name} vs {args.seats - 1}× {opponents}, {args.eval_games} games: "
             f"win rate {r['win_rate']:.1%} (equal share {1 / args.seats:.1%}), "
             f"mean place {r['mean_place'] + 1:.2f} of {args.seats}, "
             f"rank reward {r['rank_reward']:+.3f}"

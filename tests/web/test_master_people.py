@@ -314,6 +314,12 @@ def test_three_people_play_master_through_tie_rats_and_countdowns(
                 if e["kind"] in PRIVATE_TO:
                     assert p.seat in PRIVATE_TO[e["kind"]](e["data"]), (p.name, p.seat, e)
         assert any(e["kind"] == "tie_notes" for p in people for e in p.tab.events())
+        # every observation a seat's page received (with a request, or pushed) is its own
+        for p in people:
+            views = list(walk_key(p.tab.messages(), "observation"))
+            assert views and {v["seat"] for v in views} == {p.seat}, p.name
+        spectator_views = list(walk_key(spectator.messages(), "observation"))
+        assert all(v["seat"] is None for v in spectator_views)
         private = [e for e in spectator.events() if e["kind"] in PRIVATE_TO]
         assert not private, private[:3]
         assert all(w is None for w in walk_key(spectator.messages(), "wallet"))

@@ -26,6 +26,8 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
         return "The deck is empty: every turn is now a cow trade."
     if k == "draw":
         return f"{who(d['seat'])} draws the {d['name']} ({d['deck']} left)."
+    if k == "laid":
+        return f"  The {d['name']} is laid face up in front of {who(d['seat'])}."
     if k == "payout":
         return f"Donkey! The bank pays a {d['note']} note to {len(d['seats'])} seats."
     if k == "auction":

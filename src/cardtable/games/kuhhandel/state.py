@@ -564,22 +564,21 @@ class KuhhandelGame(Game):
         self.exposed = {}
         self._open_auction()
 
-    def _announce(self, card: int) -> None:
-        """Show a drawn card and pay its donkey money (§4.1)."""
+    def _announce(self, card: int, laid_for: int | None = None) -> None:
+        """Show a drawn card and pay its donkey money (§4.1).
+
+        ``laid_for``: the duel lays a divided card face up in front of that seat (§10).
+        """
         payout = 0
         if card < self._n_species:
             nth = self.drawn[card]
             self.drawn[card] = nth + 1
             payout = self._rules.species[card].payouts[nth]
-        self._event(
-            "draw",
-            {
-                "seat": self.turn_seat,
-                "card": card,
-                "name": self.card_names[card],
-                "deck": len(self.deck),
-            },
-        )
+        data = {"card": card, "name": self.card_names[card], "deck": len(self.deck)}
+        if laid_for is None:
+            self._event("draw", {"seat": self.turn_seat, **data})
+        else:
+            self._event("laid", {"seat": laid_for, **data})
         if payout:
             self._pay_out(payout)
 
@@ -1079,7 +1078,7 @@ class KuhhandelGame(Game):
         self._end_turn()
 
     def _lay_down(self, seat: int, card: int) -> None:
-        self._announce(card)
+        self._announce(card, laid_for=seat)
         self._give_card(seat, card)
 
     # ------------------------------------------------------------------ §6, §7 end and scoring

@@ -20,6 +20,7 @@ export function describeKuhhandel(event, names = []) {
     case "turn": case "auction": case "pass": case "claim_chosen": case "wallets": return "";
     case "end_phase": return "The deck is empty: every turn is now a cow trade.";
     case "draw": return `${who(d.seat)} draws the ${d.name} (${d.deck} left).`;
+    case "laid": return `The ${d.name} is laid face up in front of ${who(d.seat)}.`;
     case "payout": return `Donkey! The bank pays a ${d.note} note to ${d.seats.length} seats.`;
     case "bid": return `${who(d.seat)} bids ${d.amount}.`;
     case "knock": return `${who(d.seat)} knocks the auction down.`;

@@ -104,7 +104,7 @@ class Session:
                 # read (and drop) what the client still sends until it answers our close: a
                 # socket closed with unread data resets, and the client would lose our error
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(self._drain(), timeout=2.0)
+                    await asyncio.wait_for(self._drain(), timeout=5.0)
         finally:
             if self.member is not None:
                 self.hub.forget(self.member.key, self)

@@ -130,6 +130,9 @@ class SeatState:
     taken_over: bool = False
     #: A disconnect was already counted as a fault (one fault per disconnection).
     disconnect_counted: bool = False
+    #: When the client of a remote seat went away (``None`` while connected): for one
+    #: deadline after that, new requests wait for it to come back before the fallback answers.
+    away_since: float | None = None
     house_box: AgentBox | None = None
     fallback_box: AgentBox | None = None
     #: The quick bot (heuristic) that answers on the event loop when the house bot or the
@@ -398,6 +401,7 @@ class Table:
         from ``since``, and its open requests again."""
         seat = self.seats[seat_index]
         seat.conn = conn
+        seat.away_since = None
         seat.disconnect_counted = False
         seat.held.clear()  # the events from ``since`` are sent again below
         seat.shown = None
@@ -421,6 +425,7 @@ class Table:
         for seat in self.seats:
             if seat.conn is conn:
                 seat.conn = None
+                seat.away_since = time.monotonic()
                 seat.held.clear()  # a resume sends the events from its ``since`` again
                 for ask in list(self.asks.values()):
                     if ask.seat == seat.index and ask.mode == "remote" and ask.open:
@@ -627,10 +632,37 @@ class Table:
             ask.deadline_ms = seat.deadline_ms
             self._send_request(ask, seat)
             return
+        if seat.kind != "house" and not seat.taken_over and seat.away_since is not None:
+            # The client just went away: give it one deadline to come back (a reconnect
+            # resumes the seat and gets this request) before the fallback answers.
+            left_s = seat.deadline_ms / 1000.0 - (time.monotonic() - seat.away_since)
+            if left_s > 0 and self._loop is not None:
+                ask.mode = "remote"
+                ask.deadline_ms = seat.deadline_ms
+                ask.sent_at = time.monotonic()
+                ask.timer = self._loop.call_later(left_s, self._on_away, ask)
+                return
+        self._answer_for_away_seat(ask)
+
+    def _on_away(self, ask: Ask) -> None:
+        """The client did not come back within the deadline: the fallback answers."""
+        if not ask.open or self.result is not None:
+            return
+        seat = self.seats[ask.seat]
+        if seat.conn is not None:  # it came back: attach() sent it the request
+            return
+        ask.timer = None
+        ask.mode = "bot"
+        seat.away_since = None  # from now on the fallback answers at once until it returns
+        self._answer_for_away_seat(ask)
+        self._advance()
+
+    def _answer_for_away_seat(self, ask: Ask) -> None:
+        seat = self.seats[ask.seat]
         if seat.kind != "house" and not seat.taken_over and not seat.disconnect_counted:
             # a remote seat whose client is away: one fault per disconnection
             seat.disconnect_counted = True
-            self._record_fault(seat, req, "disconnect", "the client is not connected")
+            self._record_fault(seat, ask.request, "disconnect", "the client is not connected")
         box = seat.house_box if seat.kind == "house" else self._fallback_box(seat)
         self._think(ask, box, seat.deadline_ms / 1000.0)
 

@@ -64,8 +64,14 @@ class ExpertBot:
         time_per_decision: float | None = None,
         time_cap: float | None = 0.3,
         jump_bids: bool = False,
+        min_worlds: int = 0,
+        priors: bool = True,
+        claim_window: int | None = 2,
     ) -> None:
         self.rng = random.Random(seed)
+        self.min_worlds = max(0, int(min_worlds))
+        self.priors = priors
+        self.claim_window = claim_window
         self.jump_bids = jump_bids
         self.iterations = max(1, int(iterations))
         self.time_per_decision = time_per_decision
@@ -140,13 +146,16 @@ class ExpertBot:
         run: Runner,
         prepare: Callable[[Sim, random.Random], Any] | None = None,
         prior: int | None = None,
+        usual: Any = None,
     ) -> Any:
         assert obs.seat is not None and self.model is not None and self.belief is not None
         if len(candidates) == 1:
             return candidates[0]
+        if prior is None and usual is not None and self.priors and usual in candidates:
+            prior = list(candidates).index(usual)
         me = obs.seat
         totals = [0.0] * len(candidates)
-        worlds = max(1, self.iterations // len(candidates))
+        worlds = max(1, self.min_worlds, self.iterations // len(candidates))
         start = time.perf_counter()
         done = 0
         rng = self.rng
@@ -219,7 +228,10 @@ class ExpertBot:
                 sim.divide(me, None)
             self._next(sim, me)
 
-        choice: A.Action = self._search(obs, candidates, run)
+        usual = self.heuristic.act(obs, request) if self.priors else None
+        if usual is not None and usual not in candidates:
+            candidates.append(usual)
+        choice: A.Action = self._search(obs, candidates, run, usual=usual)
         return choice
 
     # ------------------------------------------------------------------ auctions
@@ -332,7 +344,13 @@ class ExpertBot:
             sim.trade(me, o, k, list(cand), False, again)
             self._next(sim, obs.turn_seat)
 
-        best: tuple[int, ...] = self._search(obs, candidates, run)
+        usual: tuple[int, ...] | None = None
+        if self.priors:
+            said = self.heuristic.act(obs, Request(seat=me, kind="offer", info=info))
+            usual = tuple(counts_of(said.notes, m.notes))  # type: ignore[attr-defined]
+            if usual not in candidates:
+                candidates.append(usual)
+        best: tuple[int, ...] = self._search(obs, candidates, run, usual=usual)
         return A.Offer(_notes(best, m.notes))
 
     def _respond(self, obs: KuhhandelObservation, info: Any) -> A.Action:
@@ -374,7 +392,16 @@ class ExpertBot:
             sim.trade(c, me, k, list(offer), None if cand is None else list(cand), again)
             self._next(sim, obs.turn_seat)
 
-        best: tuple[int, ...] | None = self._search(obs, candidates, run, prepare)
+        usual: tuple[int, ...] | None = None
+        if self.priors:
+            said = self.heuristic.act(obs, Request(seat=me, kind="respond", info=info))
+            if isinstance(said, A.Counter):
+                usual = tuple(counts_of(said.notes, m.notes))
+                if usual not in candidates:
+                    candidates.append(usual)
+        best: tuple[int, ...] | None = self._search(
+            obs, candidates, run, prepare, prior=candidates.index(usual) if self.priors else None
+        )
         if best is None:
             return A.ACCEPT
         return A.Counter(_notes(best, m.notes))
@@ -385,12 +412,21 @@ class ExpertBot:
         me = obs.seat
         candidates = [c for c in (request.choices or ()) if isinstance(c, A.Claim)]
         a, card = obs.turn_seat, info["card"]
+        usual = self.heuristic.act(obs, request) if self.priors else None
+        if isinstance(usual, A.Claim) and self.claim_window is not None and candidates:
+            # Up to 11 counts share the budget: search near the heuristic's claim and the
+            # smallest, so each candidate gets enough worlds for its mean to mean something.
+            w = self.claim_window
+            lowest = min(c.count for c in candidates)
+            candidates = [
+                c for c in candidates if abs(c.count - usual.count) <= w or c.count == lowest
+            ]
 
         def run(sim: Sim, cand: A.Claim, ctx: Any) -> None:
             sim.countdown(a, card, {me: cand.count})
             self._next(sim, a)
 
-        choice: A.Action = self._search(obs, candidates, run)
+        choice: A.Action = self._search(obs, candidates, run, usual=usual)
         return choice
 
     def _preempt(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
@@ -402,7 +438,8 @@ class ExpertBot:
             sim.resolve_claim(me, card, claimant, count, isinstance(cand, A.Preempt))
             self._next(sim, me)
 
-        choice: A.Action = self._search(obs, list(request.choices or ()), run)
+        usual = self.heuristic.act(obs, request) if self.priors else None
+        choice: A.Action = self._search(obs, list(request.choices or ()), run, usual=usual)
         return choice
 
     def _rat(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
@@ -427,7 +464,8 @@ class ExpertBot:
             sim.draw_and_sell(a)
             self._next(sim, a)
 
-        choice: A.Action = self._search(obs, candidates, run, prepare)
+        usual = self.heuristic.act(obs, request) if self.priors else None
+        choice: A.Action = self._search(obs, candidates, run, prepare, usual=usual)
         return choice
 
     def _divide(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
@@ -439,7 +477,8 @@ class ExpertBot:
             sim.divide(me, isinstance(cand, A.Keep), peek)
             self._next(sim, me)
 
-        choice: A.Action = self._search(obs, list(request.choices or ()), run)
+        usual = self.heuristic.act(obs, request) if self.priors else None
+        choice: A.Action = self._search(obs, list(request.choices or ()), run, usual=usual)
         return choice
 
 

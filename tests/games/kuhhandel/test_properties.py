@@ -152,11 +152,14 @@ class KuhhandelMachine(RuleBasedStateMachine):
             src = next((i for i, c in enumerate(w) if c), None)
             if src is None:
                 continue
-            twin = copy.deepcopy(g)
+            # observe() only reads the state: a shallow copy with its own wallets is a twin
+            twin = copy.copy(g)
+            twin.wallets = [list(x) for x in g.wallets]
             dst = (src + 1) % len(w)
             twin.wallets[other][src] -= 1
             twin.wallets[other][dst] += 1  # same note count, different notes
             twin._pending = None
+            twin._obs_cache = None  # the twin's public view is built from the twin's state
             assert json.dumps(g.observe(seat).to_json()) == json.dumps(twin.observe(seat).to_json())
             if g.stage == "divide" and seat != g.turn_seat:
                 assert g.observe(seat).peek is None  # §11: the peeked card is private
@@ -176,7 +179,8 @@ class KuhhandelMachine(RuleBasedStateMachine):
                 assert ev.to is not None and len(ev.to) == 1
 
 
-TestKuhhandelMachine = KuhhandelMachine.TestCase
+# Heavy on a loaded machine (40 games of up to 120 steps, invariants after each): its own timeout.
+TestKuhhandelMachine = pytest.mark.timeout(900)(KuhhandelMachine.TestCase)
 TestKuhhandelMachine.settings = settings(
     max_examples=40, stateful_step_count=120, deadline=None, suppress_health_check=list(HealthCheck)
 )

@@ -217,3 +217,24 @@ def test_model_payments_are_valid_payments(amount: int) -> None:
         assert pay is not None and all(p <= w for p, w in zip(pay, wallet, strict=True))
         paid = [v for c, v in zip(pay, notes, strict=True) for _ in range(c)]
         assert payment_problem(paid, amount) is None
+
+
+def test_expert_claims_near_the_heuristics_count() -> None:
+    """Master pedigree claims (§9): with ``claim_window=0`` the search only weighs the
+    heuristic's count against the smallest, whatever the other counts' playouts say."""
+    from cardtable.games.kuhhandel.bots import HeuristicBot
+
+    game = _to_expert_decision("master", 4, 3, "claim")
+    req = game.pending()[0]
+    counts = {c.count for c in req.choices}
+    assert len(counts) > 2  # otherwise the window would not narrow anything
+    info = GameInfo("kuhhandel", game.rules_json(), 4, 0)
+    usual = HeuristicBot(seed=0)
+    usual.start(0, info)
+    allowed = {usual.act(game.observe(0), req).count, min(counts)}  # type: ignore[attr-defined]
+    for seed in range(4):
+        bot = ExpertBot(seed=seed, iterations=8, claim_window=0)
+        bot.start(0, info)
+        for ev in game.events_for(0):
+            bot.event(ev)
+        assert bot.act(game.observe(0), req).count in allowed  # type: ignore[attr-defined]

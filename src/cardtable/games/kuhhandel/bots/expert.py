@@ -13,20 +13,24 @@ How it decides:
 3. **Playouts.** In each world it tries every candidate answer and plays the game to its end in a
    fast model (:mod:`.sim`) in which every seat follows the ``heuristic`` strategy; the same world
    and the same random continuation for every candidate. A playout scores 1 for a win (shared
-   wins split), plus a small term for the score margin. It picks the candidate with the best mean.
+   wins split), plus a small term for the score margin. It picks the candidate with the best mean;
+   the heuristic's own answer is always a candidate and gets a small bonus (``priors``), because
+   with a few worlds per candidate the best of many noisy means is mostly luck.
 4. **Candidates.** Turn: auction (or divide) and the most promising cow trades. Auctions: a bid
    limit (pass, the heuristic's limit, and fractions of its money; with capped bidding rounds
    also a jump bid), chosen once per auction and then followed by bidding the minimum raise.
    Sell or buy; cow-trade offers (amounts from 0 to all its money, compact or padded with small
-   notes); answers (accept, or counters of several amounts); pedigree claims (every count);
+   notes); answers (accept, or counters of several amounts); pedigree claims (the heuristic's
+   count within ``claim_window``, and the smallest);
    pre-emption; rats (take, or place each kind of note); the duel's keep or give.
 5. **Trivial requests** (a single choice, paying, knocking, a bid it cannot afford) are answered
    at once without search.
 
-Budget: ``iterations`` playouts per decision, split over the candidates (default 32); with an
-iteration budget the bot is deterministic for a seed. ``time_per_decision`` (seconds) samples
-worlds until that time is used instead (not reproducible). ``time_cap`` (default 0.3 s) ends any
-search early so that a slow machine never misses a server deadline.
+Budget: ``iterations`` playouts per decision, split over the candidates (default 32; at least
+``min_worlds`` worlds per search); with an iteration budget the bot is deterministic for a seed.
+``time_per_decision`` (seconds) samples worlds until that time is used instead (not
+reproducible). ``time_cap`` (default 0.3 s) ends any search early so that a slow machine never
+misses a server deadline.
 """
 
 from __future__ import annotations

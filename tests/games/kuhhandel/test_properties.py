@@ -129,6 +129,18 @@ class KuhhandelMachine(RuleBasedStateMachine):
         else:
             self.game = self.game  # it happened to be legal: fine
 
+    @precondition(lambda self: self.game.is_over())
+    @rule()
+    def a_finished_game_stays_finished(self) -> None:
+        # (also keeps the machine going when a short game, e.g. a duel, ends early)
+        g = self.game
+        assert not g.pending() and len(g.result().places) == g.seats
+        before = snapshot(g)
+        for seat, action in bad_actions(self.rng, g)[:3]:
+            with pytest.raises(ActionError):
+                g.apply(seat, action)
+        assert snapshot(g) == before
+
     @invariant()
     def notes_are_conserved(self) -> None:
         g = self.game

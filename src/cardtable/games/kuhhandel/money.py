@@ -19,18 +19,6 @@ def wallet_value(wallet: Sequence[int], notes: Sequence[int]) -> int:
     return sum(map(mul, wallet, notes))
 
 
-def to_counts(payment: Sequence[int], notes: Sequence[int]) -> list[int] | None:
-    """Counts per note value of a list of notes, or ``None`` if a value is not a note."""
-    index = {v: i for i, v in enumerate(notes)}
-    counts = [0] * len(notes)
-    for v in payment:
-        i = index.get(v)
-        if i is None:
-            return None
-        counts[i] += 1
-    return counts
-
-
 def to_notes(counts: Sequence[int], notes: Sequence[int]) -> tuple[int, ...]:
     """The notes of a count vector, smallest first."""
     out: list[int] = []

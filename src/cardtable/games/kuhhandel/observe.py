@@ -163,12 +163,11 @@ def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
     data = dict(public)
     data["seat"] = seat
     data.update(_private(game, seat))
-    obs: KuhhandelObservation = object.__new__(KuhhandelObservation)
-    obs.__dict__.update(data)  # every field, from checked engine state: see _quick
+    obs: KuhhandelObservation = _quick(KuhhandelObservation, data)
     return obs
 
 
-def _quick(cls: type[Any], **values: Any) -> Any:
+def _quick(cls: type[Any], values: dict[str, Any]) -> Any:
     """Build a frozen dataclass from checked engine state without its ``__init__``.
 
     The generated ``__init__`` sets each field with ``object.__setattr__``; observations are asked
@@ -223,13 +222,17 @@ def _private(game: KuhhandelGame, seat: int | None) -> dict[str, Any]:
     if stage in (ST.OFFER, ST.RESPOND):
         trade = _quick(
             TradeView,
-            challenger=game.challenger,
-            opponent=game.opponent,
-            species=game.trade_species,
-            cards=game.stake,
-            offer_count=None if game.offer is None else len(game.offer),
-            again=game.tie_rounds > 0,
-            my_offer=game.offer if seat == game.challenger and game.offer is not None else None,
+            {
+                "challenger": game.challenger,
+                "opponent": game.opponent,
+                "species": game.trade_species,
+                "cards": game.stake,
+                "offer_count": None if game.offer is None else len(game.offer),
+                "again": game.tie_rounds > 0,
+                "my_offer": game.offer
+                if seat == game.challenger and game.offer is not None
+                else None,
+            },
         )
     countdown = None
     if stage in (ST.CLAIM, ST.PREEMPT) or (stage is ST.PAY and game.pay_reason == "pedigree"):

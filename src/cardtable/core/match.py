@@ -60,6 +60,48 @@ def run_match(
     seen = 0
     if listeners or on_event:
         seen = _deliver(game, 0, listeners, on_event)
+    if fallback is None and guard is None and not listeners and on_event is None:
+        _play(game, agents, wants)
+    else:
+        _play_watched(game, agents, wants, fallback, guard, listeners, on_event, log, seen)
+    result = game.result()
+    for agent in agents:
+        end = getattr(agent, "end", None)
+        if end is not None:
+            end(result)
+    return result
+
+
+def _play(game: Game, agents: Sequence[Agent], wants: list[bool]) -> None:
+    """The plain loop: ask, apply (the engine validates every action), until nothing is pending.
+
+    The same steps as :func:`_play_watched` without faults, guards or listeners; the methods are
+    looked up once per game instead of once per decision.
+    """
+    pending_of = game.pending
+    apply = game.apply
+    observe = game.observe
+    acts = [agent.act for agent in agents]
+    while True:
+        pending = pending_of()
+        if not pending:
+            return
+        request = pending[0]
+        seat = request.seat
+        apply(seat, acts[seat](observe(seat) if wants[seat] else None, request))
+
+
+def _play_watched(
+    game: Game,
+    agents: Sequence[Agent],
+    wants: list[bool],
+    fallback: Callable[[int], Agent] | None,
+    guard: Callable[[Agent, Any, Request], Any] | None,
+    listeners: list[tuple[int, Callable[[Event], None]]],
+    on_event: Callable[[Event], None] | None,
+    log: MatchLog | None,
+    seen: int,
+) -> None:
     while True:
         pending = game.pending()
         if not pending:
@@ -85,12 +127,6 @@ def run_match(
                 game.apply(seat, backup.act(game.observe(seat), request))
         if listeners or on_event:
             seen = _deliver(game, seen, listeners, on_event)
-    result = game.result()
-    for agent in agents:
-        end = getattr(agent, "end", None)
-        if end is not None:
-            end(result)
-    return result
 
 
 def _deliver(

@@ -45,6 +45,8 @@ from cardtable.games.kuhhandel.stages import (
 
 # Hot path: build Request/Event tuples without the Python-level NamedTuple constructor.
 _new = tuple.__new__
+_PASS = A.Pass
+_BID = A.Bid
 
 
 class KuhhandelGame(Game):
@@ -61,6 +63,7 @@ class KuhhandelGame(Game):
             )
         self._rules = rules
         self._open = rules.auction_style == "open"
+        self._rounds = not self._open
         self._raise = rules.min_raise
         self.seats = seats
         self.seed = seed
@@ -286,8 +289,19 @@ class KuhhandelGame(Game):
     def pending(self) -> Sequence[Request]:
         p = self._pending
         if p is None:
-            if self.stage is BID and not self._open:  # the most frequent request by far
-                p = (self._bid_request(self._order[self._ask]),)
+            if self.stage is BID and self._rounds:  # the most frequent request by far
+                seat = self._order[self._ask]
+                high = self.high
+                info = {
+                    "card": self.card,
+                    "high": high,
+                    "high_bidder": self.high_bidder,
+                    "min": high + self._raise if high else self._raise,
+                    "max": self.caps.get(seat),
+                    "round": self.bid_round,
+                    "money": sum(map(mul, self.wallets[seat], self._notes)),
+                }
+                p = (_new(Request, (seat, BID, None, info)),)
             else:
                 p = self._build_pending()
             self._pending = p
@@ -409,6 +423,19 @@ class KuhhandelGame(Game):
 
     # ------------------------------------------------------------------ contract: acting
     def apply(self, seat: int, action: Any) -> None:
+        if self.stage is BID and self._rounds and type(seat) is int:
+            # The most frequent answer by far: a bid or a pass from the seat asked (§4.3).
+            kind = type(action)
+            if (kind is _PASS or kind is _BID) and seat == self._order[self._ask]:
+                if kind is _PASS:
+                    self.bids.append((seat, 0))
+                    self._events.append(_new(Event, ("pass", {"seat": seat}, None)))
+                else:
+                    self._take_bid(seat, action.amount)
+                self._advance_bidding()
+                self._history.append((seat, action))
+                self._pending = None
+                return
         if type(seat) is not int or not 0 <= seat < self.seats:
             raise InvalidAction(f"no seat {seat!r} in a {self.seats}-seat game")
         if not isinstance(action, A.Action):
@@ -617,23 +644,28 @@ class KuhhandelGame(Game):
                 self._close_auction()
             return
         order = self._order
-        limit = self._rules.max_bidding_rounds
-        low = self.high + self._raise if self.high else self._raise
+        high_bidder = self.high_bidder
         caps = self.caps
+        ask = self._ask
         while True:
-            self._ask += 1
-            if self._ask >= len(order):
+            ask += 1
+            if ask >= len(order):
+                limit = self._rules.max_bidding_rounds
                 if not self.round_bid or (limit is not None and self.bid_round >= limit):
+                    self._ask = ask
                     self._close_auction()
                     return
                 self.bid_round += 1
                 self.round_bid = False
-                self._ask = 0
-            seat = order[self._ask]
-            if seat == self.high_bidder:
+                ask = 0
+            seat = order[ask]
+            if seat == high_bidder:
                 continue
-            if caps and caps.get(seat, low) < low:
-                continue  # an exposed seat that may not bid this much is not asked
+            if caps:
+                low = self.high + self._raise if self.high else self._raise
+                if caps.get(seat, low) < low:
+                    continue  # an exposed seat that may not bid this much is not asked
+            self._ask = ask
             return
 
     def _on_bid(self, seat: int, action: A.Action) -> None:

@@ -62,6 +62,22 @@ class Model:
         self.pedigrees = bool(rules.get("pedigrees", False))
         self.max_turns = int(rules.get("max_turns", 500))
         self.rat_card = 2 * self.K
+        #: Payments already worked out, by (wallet counts..., amount): playouts of one search
+        #: pay the same amounts from the same wallets again and again.
+        self.payments: dict[tuple[int, ...], tuple[int, ...] | None] = {}
+
+    def payment(self, wallet: Sequence[int], amount: int) -> tuple[int, ...] | None:
+        """:func:`pay_counts` remembered (the result is shared: never change it)."""
+        key = (*wallet, amount)
+        memo = self.payments
+        if key in memo:
+            return memo[key]
+        counts = pay_counts(wallet, self.notes, amount)
+        result = None if counts is None else tuple(counts)
+        if len(memo) >= 200_000:
+            memo.clear()
+        memo[key] = result
+        return result
 
 
 def pay_counts(wallet: Sequence[int], notes: Sequence[int], amount: int) -> list[int] | None:
@@ -239,29 +255,30 @@ class Sim:
             if other >= 0:
                 herds[other][k] -= delta
             return
-        m = self.m
-        n = m.n
         reserve = self._reserve
-        holders = [s for s in range(n) if herds[s][k]]
-        if len(holders) >= 2:
-            for s in holders:
+        # a seat keeps a reserve of 10 per species it shares with another seat
+        before = [s for s, herd in enumerate(herds) if herd[k]]
+        if len(before) >= 2:
+            for s in before:
                 reserve[s] -= 10
         herds[seat][k] += delta
         if other >= 0:
             herds[other][k] -= delta
         t, ts, sc = 0, -1, 0
-        holders = []
-        for s in range(n):
-            h = herds[s][k]
+        holders = 0
+        for s, herd in enumerate(herds):
+            h = herd[k]
             if h:
-                holders.append(s)
+                holders += 1
                 if h > t:
                     t, ts, sc = h, s, t
                 elif h > sc:
                     sc = h
-        if len(holders) >= 2:
-            for s in holders:
-                reserve[s] += 10
+        if holders >= 2:
+            for s, herd in enumerate(herds):
+                if herd[k]:
+                    reserve[s] += 10
+        m = self.m
         size, value = m.size[k], m.value[k]
         old_left = size - self._top[k]
         new_left = size - t
@@ -287,7 +304,7 @@ class Sim:
         self.cash[b] += value
 
     def pay(self, a: int, b: int, amount: int) -> bool:
-        counts = pay_counts(self.wallets[a], self.m.notes, amount)
+        counts = self.m.payment(self.wallets[a], amount)
         if counts is None:
             return False
         self.move(a, b, counts)
@@ -343,15 +360,31 @@ class Sim:
 
     def money_limit(self, s: int, k: int, remaining: float | None = None) -> int:
         """The heuristic bot's most for one card of ``k`` (pedigree/rat cards: a small sum)."""
-        money = self.money(s)
-        if k >= self.m.K:
+        m = self.m
+        money = self.cash[s]
+        if k >= m.K:
             return min(money // 4, 60)
+        if self._remaining < 0:
+            self.herd_stats()
         if remaining is None:
-            remaining = self.remaining_value()
-        worth = self.card_worth(s, k)
-        share = min(1.0, 4.0 * worth / max(remaining, 1.0) * self.m.n)
+            remaining = self._remaining
+        # card_worth, inlined (this runs for every bidder of every auction of every playout)
+        size = m.size[k]
+        h = self.herds[s][k]
+        if h >= size:
+            worth = 0.0
+        else:
+            v = m.value[k]
+            others = self._second[k] if self._top_seat[k] == s else self._top[k]
+            own = v * (h + 1) / size
+            if h + 1 == size:
+                own *= 1.5
+            elif others and h + others >= size:
+                own *= 0.7
+            worth = own + v * others / size * 0.5 if others else own
+        share = min(1.0, 4.0 * worth / max(remaining, 1.0) * m.n)
         limit = int(money * min(0.9, 0.2 + 0.7 * share))
-        return max(0, min(limit, money - self.reserve(s)))
+        return max(0, min(limit, money - self._reserve[s]))
 
     # ------------------------------------------------------------------ the game loop
     def run(self) -> None:
@@ -410,26 +443,23 @@ class Sim:
     def best_trade(self, s: int) -> tuple[int, int] | None:
         """The heuristic bot's most appealing cow trade for ``s`` (``None``: none possible)."""
         herds = self.herds
-        mine = herds[s]
         value = self.m.value
-        n = self.m.n
+        wallets = self.wallets
         best = None
         best_v = -1.0
-        weak = [0.0] * n
-        for k in range(self.m.K):
-            h = mine[k]
+        weak = [0.0] * self.m.n
+        for k, h in enumerate(herds[s]):
             if not h:
                 continue
-            for o in range(n):
-                if o == s:
-                    continue
-                t = herds[o][k]
-                if not t:
+            vk = value[k]
+            for o, theirs in enumerate(herds):
+                t = theirs[k]
+                if not t or o == s:
                     continue
                 w = weak[o]
                 if not w:
-                    w = weak[o] = 1.0 + 1.0 / (1 + sum(self.wallets[o]))
-                v = value[k] * (h + (t if t < h else h)) * w + (5 if h >= t else 0)
+                    w = weak[o] = 1.0 + 1.0 / (1 + sum(wallets[o]))
+                v = vk * (h + (t if t < h else h)) * w + (5 if h >= t else 0)
                 if v > best_v:
                     best, best_v = (o, k), v
         return best
@@ -594,9 +624,8 @@ class Sim:
         in_play = max(1, money + 90 * (m.n - 1))
         target = int(worth / m.total_value * in_play * 1.2)
         target = min(target, max(0, money - (0 if not self.deck else self.reserve(s) // 2)))
-        counts = pay_counts(self.wallets[s], m.notes, target) if target > 0 else None
-        if counts is None:
-            counts = [0] * len(m.notes)
+        paid = m.payment(self.wallets[s], target) if target > 0 else None
+        counts = [0] * len(m.notes) if paid is None else list(paid)
         zi = m.index.get(0)
         if attack and zi is not None and self.wallets[s][zi]:
             zeros = self.wallets[s][zi]
@@ -614,9 +643,9 @@ class Sim:
         est = offer_count * self.average_note(o)
         money = self.money(o)
         if k >= m.K:
-            counts = pay_counts(self.wallets[o], m.notes, int(est) + 10)
-            if counts is not None and _value(counts, m.notes) <= money // 3:
-                return counts
+            paid = m.payment(self.wallets[o], int(est) + 10)
+            if paid is not None and _value(paid, m.notes) <= money // 3:
+                return list(paid)
             return None
         mine = self.card_worth(o, k) * cards
         in_play = max(1, money + 90 * (m.n - 1))

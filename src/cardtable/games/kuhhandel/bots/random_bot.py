@@ -15,7 +15,6 @@ from typing import Any
 
 from cardtable.core.contract import Request
 from cardtable.games.kuhhandel import actions as A
-from cardtable.games.kuhhandel.money import quick_payment
 
 
 class RandomBot:
@@ -63,17 +62,56 @@ class RandomBot:
                 notes = list(wallet)
                 rng.shuffle(notes)
                 return A.Pay(tuple(sorted(notes[: info["count"]])))
-            values = sorted(set(wallet))
-            counts = [wallet.count(v) for v in values]
-            pay = quick_payment(counts, values, info["amount"], rng)
+            pay = _random_payment(wallet, info["amount"], rng)
             assert pay is not None, "the engine only asks a seat that can pay"
             return A.Pay(pay)
         if kind == "offer":
-            return A.Offer(tuple(v for v in wallet if rng.random() < 0.5))
+            return A.Offer(_random_notes(wallet, rng))
         if kind == "respond":
             if rng.random() < 0.5:
                 return A.ACCEPT
-            return A.Counter(tuple(v for v in wallet if rng.random() < 0.5))
+            return A.Counter(_random_notes(wallet, rng))
         if not wallet or rng.random() < 0.3:  # rat
             return A.TAKE_RAT
         return A.PlaceNote(rng.choice(wallet))
+
+
+def _random_notes(wallet: list[int], rng: random.Random) -> tuple[int, ...]:
+    """Each note with probability one half."""
+    draw = rng.random
+    return tuple([v for v in wallet if draw() < 0.5])
+
+
+def _random_payment(wallet: list[int], amount: int, rng: random.Random) -> tuple[int, ...] | None:
+    """``quick_payment`` of the wallet with ``rng``: the same payment, without building counts.
+
+    ``wallet`` lists the notes smallest first, as the request gives it, which is the order
+    ``quick_payment`` shuffles; the shuffle is ``random.Random.shuffle`` step for step.
+    """
+    if amount <= 0:
+        return ()
+    pool = [v for v in wallet if v > 0]
+    if sum(pool) < amount:
+        return None
+    if type(rng) is random.Random:
+        getrandbits = rng.getrandbits
+        for i in range(len(pool) - 1, 0, -1):
+            n = i + 1
+            k = n.bit_length()
+            j = getrandbits(k)
+            while j >= n:
+                j = getrandbits(k)
+            pool[i], pool[j] = pool[j], pool[i]
+    else:
+        rng.shuffle(pool)
+    chosen: list[int] = []
+    total = 0
+    for v in pool:
+        chosen.append(v)
+        total += v
+        if total >= amount:
+            break
+    chosen.sort()
+    while total - chosen[0] >= amount:
+        total -= chosen.pop(0)
+    return tuple(chosen)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cardtable.core.registry import split_bot_ref
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -141,18 +143,27 @@ def make_entries(refs: list[str], seats: int | None = None) -> tuple[Entry, ...]
 
 def is_file_ref(ref: str) -> bool:
     """Whether ``ref`` names a bot file (``path.py`` or ``path.py:Class``), as load_bot reads it."""
-    return ":" in ref or ref.endswith(".py")
+    base, _options = split_bot_ref(ref)
+    return ":" in base or base.endswith(".py")
+
+
+def _with_options(ref: str, text: str) -> str:
+    """``text`` (a rewritten base reference) followed by ``ref``'s options, if it has any."""
+    base, options = split_bot_ref(ref)
+    return text + ref[len(base) :] if options else text
 
 
 def _absolute(ref: str) -> str:
     if not is_file_ref(ref):
         return ref
-    path, sep, attr = ref.rpartition(":") if ":" in ref else (ref, "", "")
-    return f"{Path(path).resolve()}{sep}{attr}"
+    base, _options = split_bot_ref(ref)
+    path, sep, attr = base.rpartition(":") if ":" in base else (base, "", "")
+    return _with_options(ref, f"{Path(path).resolve()}{sep}{attr}")
 
 
 def _short(ref: str) -> str:
     if not is_file_ref(ref):
         return ref
-    path, sep, attr = ref.rpartition(":") if ":" in ref else (ref, "", "")
-    return f"{Path(path).name}{sep}{attr}"
+    base, _options = split_bot_ref(ref)
+    path, sep, attr = base.rpartition(":") if ":" in base else (base, "", "")
+    return _with_options(ref, f"{Path(path).name}{sep}{attr}")

@@ -97,11 +97,11 @@ def run(args: argparse.Namespace) -> int:
         make_entries,
         run_tournament,
     )
-    from cardtable.core import game_spec
+    from cardtable.core import game_spec, split_bot_list
 
     spec = game_spec(args.game)
     rules_name = args.rules if args.rules is not None else spec.default_rules
-    refs = args.bots.split(",")
+    refs = split_bot_list(args.bots)
     seats = args.seats
     if seats is None:  # too few bots for the game: the last one fills the minimum seat count
         low, _high = spec.seat_range(spec.resolve_rules(rules_name))

@@ -7,7 +7,15 @@ import json
 import sys
 from typing import Any
 
-from cardtable.core import Agent, Record, game_spec, load_bot, run_match
+from cardtable.core import (
+    Agent,
+    Record,
+    game_spec,
+    load_bot,
+    run_match,
+    split_bot_list,
+    split_bot_ref,
+)
 from cardtable.core.contract import Event
 
 HELP = "play one game and print it (bots by name or file; 'human' for a person at the terminal)"
@@ -45,7 +53,7 @@ def build_agents(game: str, refs: list[str], seed: int) -> list[Agent]:
 
 
 def seat_refs(bots: str, seats: int) -> list[str]:
-    refs = [b.strip() for b in bots.split(",") if b.strip()]
+    refs = split_bot_list(bots)
     if not refs:
         raise ValueError("no bots given")
     if len(refs) > seats:
@@ -57,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     spec = game_spec(args.game)
     rules = spec.resolve_rules(args.rules)
     lo, hi = spec.seat_range(rules)
-    refs = [b.strip() for b in args.bots.split(",") if b.strip()]
+    refs = split_bot_list(args.bots)
     seats = args.seats or (len(refs) if len(refs) > 1 else max(lo, min(hi, 4)))
     if not lo <= seats <= hi:
         raise ValueError(
@@ -67,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
     names = (
         tuple(n.strip() for n in args.names.split(","))
         if args.names
-        else tuple(f"{r.rsplit(':', 1)[-1].removesuffix('.py')}-{i}" for i, r in enumerate(refs))
+        else tuple(
+            f"{split_bot_ref(r)[0].rsplit(':', 1)[-1].removesuffix('.py')}-{i}"
+            for i, r in enumerate(refs)
+        )
     )
     agents = build_agents(args.game, refs, args.seed)
     game = spec.new_game(rules, seats, args.seed)

@@ -16,7 +16,14 @@ from cardtable.core.contract import (
 )
 from cardtable.core.match import Fault, MatchLog, run_match
 from cardtable.core.record import Record, RecordError, replay, verify
-from cardtable.core.registry import GameSpec, game_names, game_spec, load_bot
+from cardtable.core.registry import (
+    GameSpec,
+    game_names,
+    game_spec,
+    load_bot,
+    split_bot_list,
+    split_bot_ref,
+)
 
 __all__ = [
     "JSON",
@@ -41,5 +48,7 @@ __all__ = [
     "places_from_keys",
     "replay",
     "run_match",
+    "split_bot_list",
+    "split_bot_ref",
     "verify",
 ]

@@ -75,12 +75,70 @@ def game_spec(name: str) -> GameSpec:
     return spec
 
 
+def _option_value(text: str) -> Any:
+    """``128`` -> 128, ``0.5`` -> 0.5, ``true``/``false``/``none`` -> True/False/None, else text."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def split_bot_ref(ref: str) -> tuple[str, dict[str, Any]]:
+    """``expert:iterations=128,time_cap=none`` -> (``expert``, options).
+
+    Options come after the last ``:``, as ``key=value`` pairs separated by commas; they work for
+    registered names and files alike (``mybot.py:MyBot:depth=3``).
+    """
+    base, sep, tail = ref.rpartition(":")
+    if not sep or "=" not in tail:
+        return ref, {}
+    options: dict[str, Any] = {}
+    for item in tail.split(","):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key.isidentifier():
+            raise ValueError(f"bad bot option {item!r} in {ref!r} (write key=value,key=value)")
+        options[key] = _option_value(value.strip())
+    return base, options
+
+
+def split_bot_list(text: str) -> list[str]:
+    """``expert:iterations=128,time_cap=none,heuristic`` -> the two bot references.
+
+    Commas separate bots and also the options of one bot: a piece with ``=`` but no ``:`` is an
+    option of the bot before it.
+    """
+    refs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece:
+            if not refs:
+                raise ValueError(f"bot option {piece!r} before any bot in {text!r}")
+            refs[-1] += "," + piece
+        else:
+            refs.append(piece)
+    return refs
+
+
 def load_bot(game: str, ref: str, seed: int = 0, **options: Any) -> Agent:
     """Build a bot from a registered name (``random``, ``heuristic``, ``expert``) or a file.
 
     A file reference is ``path/to/bot.py:ClassName`` (or ``path/to/bot.py`` with a class or factory
-    called ``Bot``). The class is called with ``seed=`` if it accepts it.
+    called ``Bot``). The class is called with ``seed=`` if it accepts it. Either form may end in
+    options for the bot's constructor, ``expert:iterations=128,time_cap=none`` (see
+    :func:`split_bot_ref`); keyword ``options`` given here win over those in ``ref``.
     """
+    full_ref = ref
+    ref, ref_options = split_bot_ref(ref)
+    options = {**ref_options, **options}
     spec = game_spec(game)
     if ":" not in ref and not ref.endswith(".py"):
         try:
@@ -90,7 +148,12 @@ def load_bot(game: str, ref: str, seed: int = 0, **options: Any) -> Agent:
             raise ValueError(
                 f"unknown bot {ref!r} for {game} (built in: {known}; or path.py:Class)"
             ) from None
-        return factory(seed=seed, **options)
+        try:
+            return factory(seed=seed, **options)
+        except TypeError as exc:
+            if not options:
+                raise
+            raise ValueError(f"bot {full_ref!r}: bad options ({exc})") from None
     path_text, _, attr = ref.rpartition(":") if ":" in ref else (ref, ":", "Bot")
     path = Path(path_text)
     if not path.is_file():
@@ -114,7 +177,12 @@ def load_bot(game: str, ref: str, seed: int = 0, **options: Any) -> Agent:
     try:
         bot = target(seed=seed, **options)
     except TypeError:
-        bot = target(**options)
+        try:
+            bot = target(**options)
+        except TypeError as exc:
+            if not options:
+                raise
+            raise ValueError(f"bot {full_ref!r}: bad options ({exc})") from None
     if not callable(getattr(bot, "act", None)):
         raise ValueError(f"{ref} is not an agent: it has no act(observation, request) method")
     return bot  # type: ignore[no-any-return]

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 from starlette.responses import PlainTextResponse
 from starlette.websockets import WebSocket
 
-from cardtable.core import Agent, game_spec, load_bot
+from cardtable.core import Agent, game_spec, load_bot, split_bot_list
 from cardtable.games.kuhhandel import COMPETITION
 from cardtable.server.compat import store as kh_store
 from cardtable.server.compat.connection import BotConnection
@@ -200,7 +200,7 @@ class KuhHandel:
         self.games_played = 0
 
     def _house_bots(self, text: str) -> list[HouseBot]:
-        refs = [r.strip() for r in text.split(",") if r.strip()] or [default_bot()]
+        refs = split_bot_list(text) or [default_bot()]
         bots = []
         for ref in refs:
             try:

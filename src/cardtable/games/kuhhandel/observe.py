@@ -153,7 +153,7 @@ def _from_json(hint: Any, value: Any) -> Any:
 
 def observe(game: KuhhandelGame, seat: int | None) -> KuhhandelObservation:
     """``seat``'s observation. The public part is built once per game state and shared."""
-    key = (len(game._history), len(game._events))
+    key = (len(game._history), len(game._log))
     cache = game._obs_cache
     if cache is None or cache[0] != key:
         public = _public(game)

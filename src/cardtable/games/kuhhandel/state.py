@@ -49,6 +49,110 @@ _PASS = A.Pass
 _BID = A.Bid
 
 
+# Events are logged compactly as ``(maker, *values)`` on the hot paths and built into
+# :class:`Event` values only when someone reads them (:meth:`KuhhandelGame.events`). Every value
+# logged is immutable (ints, strings, tuples), so a late build gives the event it would have been.
+def _seat_event(kind: str, seat: int) -> Event:
+    event: Event = _new(Event, (kind, {"seat": seat}, None))
+    return event
+
+
+def _seat_count_event(kind: str, seat: int, count: int) -> Event:
+    event: Event = _new(Event, (kind, {"seat": seat, "count": count}, None))
+    return event
+
+
+def _bid_event(seat: int, amount: int) -> Event:
+    event: Event = _new(Event, ("bid", {"seat": seat, "amount": amount}, None))
+    return event
+
+
+def _turn_event(seat: int, turn: int) -> Event:
+    event: Event = _new(Event, ("turn", {"seat": seat, "turn": turn}, None))
+    return event
+
+
+def _card_event(kind: str, seat: int, card: int, name: str) -> Event:
+    event: Event = _new(Event, (kind, {"seat": seat, "card": card, "name": name}, None))
+    return event
+
+
+def _draw_event(kind: str, seat: int, card: int, name: str, deck: int) -> Event:
+    data = {"seat": seat, "card": card, "name": name, "deck": deck}
+    event: Event = _new(Event, (kind, data, None))
+    return event
+
+
+def _auction_event(seat: int, card: int) -> Event:
+    event: Event = _new(Event, ("auction", {"seat": seat, "card": card}, None))
+    return event
+
+
+def _closed_event(high: int, high_bidder: int) -> Event:
+    event: Event = _new(Event, ("closed", {"high": high, "high_bidder": high_bidder}, None))
+    return event
+
+
+def _decision_event(seat: int, buy: bool, why: str) -> Event:
+    event: Event = _new(Event, ("decision", {"seat": seat, "buy": buy, "for": why}, None))
+    return event
+
+
+def _payment_event(payer: int, payee: int, count: int, amount: int, why: str) -> Event:
+    data = {"from": payer, "to": payee, "count": count, "amount": amount, "for": why}
+    event: Event = _new(Event, ("payment", data, None))
+    return event
+
+
+def _payment_notes_event(payer: int, payee: int, notes: tuple[int, ...]) -> Event:
+    data = {"from": payer, "to": payee, "notes": list(notes)}
+    event: Event = _new(Event, ("payment_notes", data, (payer, payee)))
+    return event
+
+
+def _challenge_event(seat: int, opponent: int, species: int, name: str, cards: int) -> Event:
+    data = {"seat": seat, "opponent": opponent, "species": species, "name": name, "cards": cards}
+    event: Event = _new(Event, ("challenge", data, None))
+    return event
+
+
+def _trade_event(
+    c: int,
+    o: int,
+    k: int,
+    name: str,
+    n: int,
+    winner: int,
+    offer: tuple[int, ...],
+    counter: tuple[int, ...] | None,
+) -> Event:
+    data = {
+        "challenger": c,
+        "opponent": o,
+        "species": k,
+        "name": name,
+        "cards": n,
+        "winner": winner,
+        "offer_count": len(offer),
+        "counter_count": None if counter is None else len(counter),
+    }
+    event: Event = _new(Event, ("trade", data, None))
+    return event
+
+
+def _trade_notes_event(
+    c: int, o: int, offer: tuple[int, ...], counter: tuple[int, ...] | None
+) -> Event:
+    data = {
+        "challenger": c,
+        "opponent": o,
+        "offer": list(offer),
+        "counter": None if counter is None else list(counter),
+    }
+    event: Event = _new(Event, ("trade_notes", data, (c, o)))
+    return event
+
+
 class KuhhandelGame(Game):
     """A game of Kuhhandel under any :class:`RuleSet` (create it with :func:`new_game`)."""
 
@@ -105,7 +209,9 @@ class KuhhandelGame(Game):
         self.termination: Termination | None = None
         self.end_reason = ""
         self._history: list[tuple[int, A.Action]] = []
-        self._events: list[Event] = []
+        # Every event in order: an Event, or (maker, *values) for one built when read.
+        self._log: list[Any] = []
+        self._events: list[Event] = []  # the events built so far (a prefix of the log)
         # auction
         self.card = -1
         self.high = 0
@@ -206,6 +312,7 @@ class KuhhandelGame(Game):
         self.arranged = True
         self._obs_cache = None
         self.turns = 0
+        self._log.clear()
         self._events.clear()
         self._pending = None
         self._begin_turn()
@@ -231,7 +338,11 @@ class KuhhandelGame(Game):
         return self._history
 
     def events(self, since: int = 0) -> Sequence[Event]:
-        return self._events[since:] if since else self._events
+        events = self._events
+        if len(events) < len(self._log):
+            for entry in self._log[len(events) :]:
+                events.append(entry if type(entry) is Event else entry[0](*entry[1:]))
+        return events[since:] if since else events
 
     def action_to_json(self, action: Any) -> dict[str, Any]:
         if not isinstance(action, A.Action):
@@ -429,7 +540,7 @@ class KuhhandelGame(Game):
             if (kind is _PASS or kind is _BID) and seat == self._order[self._ask]:
                 if kind is _PASS:
                     self.bids.append((seat, 0))
-                    self._events.append(_new(Event, ("pass", {"seat": seat}, None)))
+                    self._log.append((_seat_event, "pass", seat))
                 else:
                     self._take_bid(seat, action.amount)
                 self._advance_bidding()
@@ -485,7 +596,7 @@ class KuhhandelGame(Game):
             raise IllegalAction(f"expected {wanted} now (stage {self.stage}), not {action.kind}")
 
     def _event(self, kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> None:
-        self._events.append(_new(Event, (kind, data, to)))
+        self._log.append(_new(Event, (kind, data, to)))
 
     # ------------------------------------------------------------------ §3 turn
     def _begin_turn(self) -> None:
@@ -503,7 +614,7 @@ class KuhhandelGame(Game):
                     draw = A.DRAW if self._rules.duel else A.AUCTION
                     self._turn_choices = (draw, *trades)
                     self.stage = TURN
-                    self._event("turn", {"seat": self.turn_seat, "turn": self.turns})
+                    self._log.append((_turn_event, self.turn_seat, self.turns))
                     return
                 self.end_phase = True
                 self._event("end_phase", {})
@@ -601,11 +712,11 @@ class KuhhandelGame(Game):
             nth = self.drawn[card]
             self.drawn[card] = nth + 1
             payout = self._rules.species[card].payouts[nth]
-        data = {"card": card, "name": self.card_names[card], "deck": len(self.deck)}
+        name = self.card_names[card]
         if laid_for is None:
-            self._event("draw", {"seat": self.turn_seat, **data})
+            self._log.append((_draw_event, "draw", self.turn_seat, card, name, len(self.deck)))
         else:
-            self._event("laid", {"seat": laid_for, **data})
+            self._log.append((_draw_event, "laid", laid_for, card, name, len(self.deck)))
         if payout:
             self._pay_out(payout)
 
@@ -634,7 +745,7 @@ class KuhhandelGame(Game):
         self.quiet = set()
         self._ask = -1
         self.stage = BID
-        self._event("auction", {"seat": self.turn_seat, "card": self.card})
+        self._log.append((_auction_event, self.turn_seat, self.card))
         self._advance_bidding()
 
     def _advance_bidding(self) -> None:
@@ -677,7 +788,7 @@ class KuhhandelGame(Game):
             raise IllegalAction(f"it is seat {expected}'s turn to bid, not seat {seat}'s")
         if isinstance(action, A.Pass):
             self.bids.append((seat, 0))
-            self._events.append(_new(Event, ("pass", {"seat": seat}, None)))
+            self._log.append((_seat_event, "pass", seat))
         elif isinstance(action, A.Bid):
             self._take_bid(seat, action.amount)
         else:
@@ -699,7 +810,7 @@ class KuhhandelGame(Game):
         self.high_bidder = seat
         self.round_bid = True
         self.bids.append((seat, amount))
-        self._events.append(_new(Event, ("bid", {"seat": seat, "amount": amount}, None)))
+        self._log.append((_bid_event, seat, amount))
 
     def _on_open_bid(self, seat: int, action: A.Action) -> None:
         """Open auctions (§4.3): any bidder at any time; the auctioneer knocks it down."""
@@ -725,16 +836,15 @@ class KuhhandelGame(Game):
     def _close_auction(self) -> None:
         if self.high_bidder < 0:
             # §4.4 nobody bid: the auctioneer takes the card for free
-            self._event(
-                "no_bid",
-                {"seat": self.turn_seat, "card": self.card, "name": self.card_names[self.card]},
+            self._log.append(
+                (_card_event, "no_bid", self.turn_seat, self.card, self.card_names[self.card])
             )
             for card in self.lot:
                 self._give_card(self.turn_seat, card)
             self._end_turn()
             return
         self.stage = SELL_OR_BUY
-        self._event("closed", {"high": self.high, "high_bidder": self.high_bidder})
+        self._log.append((_closed_event, self.high, self.high_bidder))
 
     def _on_sell_or_buy(self, seat: int, action: A.Action) -> None:
         self._expect(action, A.Sell, A.Buy)
@@ -747,7 +857,7 @@ class KuhhandelGame(Game):
             payer, payee = auctioneer, self.high_bidder
         else:
             payer, payee = self.high_bidder, auctioneer
-        self._event("decision", {"seat": seat, "buy": isinstance(action, A.Buy), "for": "auction"})
+        self._log.append((_decision_event, seat, isinstance(action, A.Buy), "auction"))
         if self.money(payer) < self.high:
             self._expose(payer)
             return
@@ -810,14 +920,9 @@ class KuhhandelGame(Game):
             if c:
                 src[i] -= c
                 dst[i] += c
-        amount = self.amount
-        self._event(
-            "payment",
-            {"from": payer, "to": payee, "count": len(notes), "amount": amount, "for": why},
-        )
-        self._event(
-            "payment_notes", {"from": payer, "to": payee, "notes": list(notes)}, (payer, payee)
-        )
+        log = self._log
+        log.append((_payment_event, payer, payee, len(notes), self.amount, why))
+        log.append((_payment_notes_event, payer, payee, notes))
 
     def _give_card(self, seat: int, card: int) -> None:
         n = self._n_species
@@ -827,7 +932,7 @@ class KuhhandelGame(Game):
             self.rats[seat] += 1
         else:
             self.pedigrees[seat].append(card - n)
-        self._event("card", {"seat": seat, "card": card, "name": self.card_names[card]})
+        self._log.append((_card_event, "card", seat, card, self.card_names[card]))
 
     # ------------------------------------------------------------------ §5 cow trade
     def _start_trade(self, seat: int, opponent: int, species: int) -> None:
@@ -841,15 +946,8 @@ class KuhhandelGame(Game):
         self.tie_rounds = 0
         self.offer = None
         self.stage = OFFER
-        self._event(
-            "challenge",
-            {
-                "seat": seat,
-                "opponent": opponent,
-                "species": species,
-                "name": self.trade_name(species),
-                "cards": self.stake,
-            },
+        self._log.append(
+            (_challenge_event, seat, opponent, species, self.trade_name(species), self.stake)
         )
 
     def _on_offer(self, seat: int, action: A.Action) -> None:
@@ -858,7 +956,7 @@ class KuhhandelGame(Game):
         self._own_notes(seat, action.notes)
         self.offer = action.notes
         self.stage = RESPOND
-        self._event("offer", {"seat": seat, "count": len(action.notes)})
+        self._log.append((_seat_count_event, "offer", seat, len(action.notes)))
 
     def _on_respond(self, seat: int, action: A.Action) -> None:
         self._expect(action, A.Accept, A.Counter)
@@ -866,13 +964,13 @@ class KuhhandelGame(Game):
         c, o = self.challenger, self.opponent
         offer_counts = self._own_notes(c, offer)
         if isinstance(action, A.Accept):
-            self._event("accept", {"seat": seat})
+            self._log.append((_seat_event, "accept", seat))
             self._move_notes(c, o, offer_counts)
             self._settle_trade(c, offer, None)
             return
         assert isinstance(action, A.Counter)
         counter_counts = self._own_notes(seat, action.notes)
-        self._event("counter", {"seat": seat, "count": len(action.notes)})
+        self._log.append((_seat_count_event, "counter", seat, len(action.notes)))
         # §5.4: the offers are exchanged; each party keeps what it received
         self._move_notes(c, o, offer_counts)
         self._move_notes(o, c, counter_counts)
@@ -918,24 +1016,9 @@ class KuhhandelGame(Game):
         else:
             self.herds[loser][k] -= n
             self.herds[winner][k] += n
-        public = {
-            "challenger": c,
-            "opponent": o,
-            "species": k,
-            "name": self.trade_name(k),
-            "cards": n,
-            "winner": winner,
-            "offer_count": len(offer),
-            "counter_count": None if counter is None else len(counter),
-        }
-        self._event("trade", public)
-        private = {
-            "challenger": c,
-            "opponent": o,
-            "offer": list(offer),
-            "counter": None if counter is None else list(counter),
-        }
-        self._event("trade_notes", private, (c, o))
+        log = self._log
+        log.append((_trade_event, c, o, k, self.trade_name(k), n, winner, offer, counter))
+        log.append((_trade_notes_event, c, o, offer, counter))
         if (
             self._rules.super_trade
             and not self.end_phase

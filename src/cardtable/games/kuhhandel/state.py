@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from operator import mul
-from typing import Any
+from typing import Any, NoReturn
 
 from cardtable.core.contract import (
     Event,
@@ -47,6 +47,8 @@ from cardtable.games.kuhhandel.stages import (
 _new = tuple.__new__
 _PASS = A.Pass
 _BID = A.Bid
+_SELL_OR_BUY: tuple[A.Action, ...] = (A.SELL, A.BUY)
+_SELL_ONLY: tuple[A.Action, ...] = (A.SELL,)
 
 
 # Events are logged compactly as ``(maker, *values)`` on the hot paths and built into
@@ -220,6 +222,8 @@ class KuhhandelGame(Game):
         self.bid_round = 0
         self.round_bid = False
         self._order: list[int] = []
+        # Each seat's money while an auction is open (no note moves during the bidding).
+        self._purse: list[int] = []
         self._ask = 0
         self.caps: dict[int, int] = {}  # seat -> most it may bid (exposed this card)
         self.exposed: dict[int, tuple[int, ...]] = {}  # seat -> revealed notes (this card)
@@ -410,7 +414,7 @@ class KuhhandelGame(Game):
                     "min": high + self._raise if high else self._raise,
                     "max": self.caps.get(seat),
                     "round": self.bid_round,
-                    "money": sum(map(mul, self.wallets[seat], self._notes)),
+                    "money": self._purse[seat],
                 }
                 p = (_new(Request, (seat, BID, None, info)),)
             else:
@@ -429,33 +433,22 @@ class KuhhandelGame(Game):
             )
             return tuple(reqs)
         if stage is TURN:
-            return (
-                Request(self.turn_seat, TURN, self._turn_choices, {"end_phase": self.end_phase}),
-            )
+            info: dict[str, Any] = {"end_phase": self.end_phase}
+            return (_new(Request, (self.turn_seat, TURN, self._turn_choices, info)),)
         if stage is PAY:
             key = "count" if self.pay_reason == "pedigree" else "amount"
-            return (
-                Request(
-                    self.payer,
-                    PAY,
-                    None,
-                    {
-                        key: self.amount,
-                        "to": self.payee,
-                        "for": self.pay_reason,
-                        "wallet": self._wallet_list(self.payer),
-                    },
-                ),
-            )
+            info = {
+                key: self.amount,
+                "to": self.payee,
+                "for": self.pay_reason,
+                "wallet": self._wallet_list(self.payer),
+            }
+            return (_new(Request, (self.payer, PAY, None, info)),)
         if stage is SELL_OR_BUY:
             can_buy = self.turn_seat not in self.caps or self.money(self.turn_seat) >= self.high
-            choices: tuple[A.Action, ...] = (A.SELL, A.BUY) if can_buy else (A.SELL,)
-            info: dict[str, Any] = {
-                "card": self.card,
-                "high": self.high,
-                "high_bidder": self.high_bidder,
-            }
-            return (Request(self.turn_seat, SELL_OR_BUY, choices, info),)
+            choices: tuple[A.Action, ...] = _SELL_OR_BUY if can_buy else _SELL_ONLY
+            info = {"card": self.card, "high": self.high, "high_bidder": self.high_bidder}
+            return (_new(Request, (self.turn_seat, SELL_OR_BUY, choices, info)),)
         if stage is OFFER:
             info = {
                 "opponent": self.opponent,
@@ -464,7 +457,7 @@ class KuhhandelGame(Game):
                 "again": self.tie_rounds > 0,
                 "wallet": self._wallet_list(self.challenger),
             }
-            return (Request(self.challenger, OFFER, None, info),)
+            return (_new(Request, (self.challenger, OFFER, None, info)),)
         if stage is CLAIM:
             return tuple(
                 self._claim_request(s) for s in self._countdown_order() if s not in self.claims
@@ -503,12 +496,16 @@ class KuhhandelGame(Game):
                 "again": self.tie_rounds > 0,
                 "wallet": self._wallet_list(self.opponent),
             }
-            return (Request(self.opponent, RESPOND, None, info),)
+            return (_new(Request, (self.opponent, RESPOND, None, info)),)
         return ()
 
     def _wallet_list(self, seat: int) -> list[int]:
         """The seat's own notes, for the info of a request addressed to that seat only."""
-        return list(to_notes(self.wallets[seat], self._notes))
+        out: list[int] = []
+        for c, v in zip(self.wallets[seat], self._notes, strict=True):
+            if c:
+                out += [v] * c
+        return out
 
     def _bid_request(self, seat: int) -> Request:
         high = self.high
@@ -519,7 +516,7 @@ class KuhhandelGame(Game):
             "min": high + self._raise if high else self._raise,
             "max": self.caps.get(seat),
             "round": self.bid_round,
-            "money": sum(map(mul, self.wallets[seat], self._notes)),
+            "money": self._purse[seat],
         }
         request: Request = _new(Request, (seat, BID, None, info))
         return request
@@ -543,7 +540,13 @@ class KuhhandelGame(Game):
                     self._log.append((_seat_event, "pass", seat))
                 else:
                     self._take_bid(seat, action.amount)
-                self._advance_bidding()
+                # the next seat in order, unless that needs the full rules
+                ask = self._ask + 1
+                order = self._order
+                if ask < len(order) and not self.caps and order[ask] != self.high_bidder:
+                    self._ask = ask
+                else:
+                    self._advance_bidding()
                 self._history.append((seat, action))
                 self._pending = None
                 return
@@ -645,18 +648,12 @@ class KuhhandelGame(Game):
 
     def _on_turn(self, seat: int, action: A.Action) -> None:
         choices = self._turn_choices or ()
-        if action not in choices:
-            if isinstance(action, A.Auction | A.Draw) and not self.deck:
-                raise IllegalAction("the deck is empty: every turn is a cow trade now (§6)")
-            if isinstance(action, A.Auction) and self._rules.duel:
-                raise IllegalAction("the duel has no auctions: draw to divide instead (§10)")
-            if isinstance(action, A.Draw) and not self._rules.duel:
-                raise IllegalAction("dividing is for the duel; here you auction (§4)")
-            if isinstance(action, A.Pass):
-                raise IllegalAction("passing the turn is only possible after a super trade (§9.5)")
-            if isinstance(action, A.Challenge):
-                raise IllegalAction(self._why_not_trade(seat, action))
-            raise IllegalAction(f"on your turn, auction or challenge; not {action.kind}")
+        for choice in choices:  # the request's own choice objects are found by identity
+            if choice is action:
+                break
+        else:
+            if action not in choices:
+                self._refuse_turn(seat, action)
         if isinstance(action, A.Auction):
             self._draw()
         elif isinstance(action, A.Draw):
@@ -666,6 +663,20 @@ class KuhhandelGame(Game):
         else:
             assert isinstance(action, A.Challenge)
             self._start_trade(seat, action.opponent, action.species)
+
+    def _refuse_turn(self, seat: int, action: A.Action) -> NoReturn:
+        """Why ``action`` is not one of this turn's choices (always raises)."""
+        if isinstance(action, A.Auction | A.Draw) and not self.deck:
+            raise IllegalAction("the deck is empty: every turn is a cow trade now (§6)")
+        if isinstance(action, A.Auction) and self._rules.duel:
+            raise IllegalAction("the duel has no auctions: draw to divide instead (§10)")
+        if isinstance(action, A.Draw) and not self._rules.duel:
+            raise IllegalAction("dividing is for the duel; here you auction (§4)")
+        if isinstance(action, A.Pass):
+            raise IllegalAction("passing the turn is only possible after a super trade (§9.5)")
+        if isinstance(action, A.Challenge):
+            raise IllegalAction(self._why_not_trade(seat, action))
+        raise IllegalAction(f"on your turn, auction or challenge; not {action.kind}")
 
     def _why_not_trade(self, seat: int, c: A.Challenge) -> str:
         if not 0 <= c.opponent < self.seats or c.opponent == seat:
@@ -744,6 +755,8 @@ class KuhhandelGame(Game):
         self.round_bid = False
         self.quiet = set()
         self._ask = -1
+        notes = self._notes
+        self._purse = [sum(map(mul, w, notes)) for w in self.wallets]
         self.stage = BID
         self._log.append((_auction_event, self.turn_seat, self.card))
         self._advance_bidding()

@@ -16,6 +16,10 @@ from typing import Any
 from cardtable.core.contract import Request
 from cardtable.games.kuhhandel import actions as A
 
+_PASS = A.PASS
+_AUCTION = A.AUCTION
+_MONEY_KINDS = frozenset(("pay", "offer", "respond", "rat"))
+
 
 class RandomBot:
     """Seeded random legal play. Needs only the request, not the observation."""
@@ -32,7 +36,7 @@ class RandomBot:
         info = request.info or {}
         if kind == "bid":
             if rng.random() < 0.5 or info["min"] > info["money"]:
-                return A.PASS
+                return _PASS
             step = max(1, info["min"] - info["high"]) if info["high"] else info["min"]
             amount = info["min"] + step * int(rng.random() * 4)
             cap = info["max"]
@@ -44,10 +48,10 @@ class RandomBot:
             return bid
         if kind == "turn":
             choices: tuple[A.Action, ...] = request.choices or ()
-            if choices[0] is A.AUCTION and len(choices) > 1:
-                return A.AUCTION if rng.random() < 0.5 else rng.choice(choices[1:])
+            if choices[0] is _AUCTION and len(choices) > 1:
+                return _AUCTION if rng.random() < 0.5 else rng.choice(choices[1:])
             return rng.choice(choices)
-        if kind in ("pay", "offer", "respond", "rat"):
+        if kind in _MONEY_KINDS:
             return self._money(request, info)
         assert request.choices, f"no choices for {kind!r}"
         choice: A.Action = rng.choice(request.choices)

@@ -26,7 +26,7 @@ How it decides:
 5. **Trivial requests** (a single choice, paying, knocking, a bid it cannot afford) are answered
    at once without search.
 
-Budget: ``iterations`` playouts per decision, split over the candidates (default 64; at least
+Budget: ``iterations`` playouts per decision, split over the candidates (default 32; at least
 ``min_worlds`` worlds per search); with an iteration budget the bot is deterministic for a seed.
 ``time_per_decision`` (seconds) samples worlds until that time is used instead (not
 reproducible). ``time_cap`` (default 0.3 s) ends any search early so that a slow machine never
@@ -47,7 +47,7 @@ from cardtable.games.kuhhandel.bots.heuristic import HeuristicBot
 from cardtable.games.kuhhandel.bots.sim import COINS, Model, Sim, pay_counts
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 
-DEFAULT_ITERATIONS = 64
+DEFAULT_ITERATIONS = 32
 MONEY_FRACTIONS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
 TURN_TRADES = 5  # cow trades considered on a turn, by the heuristic's appeal
 #: Bonus per world for the heuristic's own answer: with a few playouts per candidate the best mean

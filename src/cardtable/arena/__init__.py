@@ -9,6 +9,7 @@ counted against it. See ``docs/arena.md``.
 """
 
 from .guard import BotReplaced, DecisionTimeout, GuardedAgent, guard_agent
+from .journal import Journal, JournalError
 from .plan import Entry, TournamentPlan, deals_for, derive_seed, make_entries
 from .play import ArenaError, FaultNote, GameOutcome, play_chunk, play_game
 from .progress import Progress
@@ -33,6 +34,8 @@ __all__ = [
     "FaultNote",
     "GameOutcome",
     "GuardedAgent",
+    "Journal",
+    "JournalError",
     "Progress",
     "Report",
     "Standing",

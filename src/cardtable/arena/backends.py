@@ -21,12 +21,16 @@ BACKENDS = ("process", "ray")
 Chunk = list[tuple[int, int]]
 
 
-def chunks(plan: TournamentPlan, jobs: int) -> list[Chunk]:
-    """The schedule cut into chunks of whole deals: enough chunks to keep ``jobs`` workers busy
-    and the progress bar moving, few enough that pickling stays cheap."""
+def chunks(
+    plan: TournamentPlan, jobs: int, games: Sequence[tuple[int, int]] | None = None
+) -> list[Chunk]:
+    """The schedule (or the ``games`` left of it) cut into chunks of about whole deals: enough
+    chunks to keep ``jobs`` workers busy and the progress bar moving, few enough that pickling
+    stays cheap."""
+    schedule = plan.schedule() if games is None else list(games)
+    deals = math.ceil(len(schedule) / plan.rotations)
     target = max(1, jobs) * 16
-    per_chunk = max(1, min(math.ceil(plan.deals / target), 16))
-    schedule = plan.schedule()
+    per_chunk = max(1, min(math.ceil(deals / target), 16))
     size = per_chunk * plan.rotations
     return [schedule[i : i + size] for i in range(0, len(schedule), size)]
 
@@ -38,29 +42,46 @@ def run_games(
     backend: str = "process",
     address: str | None = None,
     advance: Callable[[int], None] = lambda n: None,
+    games: Sequence[tuple[int, int]] | None = None,
+    finished: Callable[[list[GameOutcome]], None] = lambda outcomes: None,
 ) -> list[GameOutcome]:
-    """Play every game of ``plan``; ``advance(n)`` is called as chunks of ``n`` games finish."""
+    """Play every game of ``plan`` (or only ``games``); as each chunk is done, ``finished`` gets
+    its outcomes and ``advance(n)`` its number of games."""
+    todo = chunks(plan, jobs, games)
+    if not todo:
+        return []
+
+    def done(got: list[GameOutcome]) -> None:
+        finished(got)
+        advance(len(got))
+
     if backend == "ray":
-        return _run_ray(plan, jobs, address, advance)
+        return _run_ray(plan, jobs, address, todo, done)
     if backend != "process":
         raise ValueError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
     if jobs <= 1:
         outcomes: list[GameOutcome] = []
-        for chunk in chunks(plan, 1):
-            outcomes.extend(play_chunk(plan, chunk))
-            advance(len(chunk))
+        for chunk in todo:
+            got = play_chunk(plan, chunk)
+            outcomes.extend(got)
+            done(got)
         return outcomes
-    return _run_pool(plan, jobs, advance)
+    return _run_pool(plan, jobs, todo, done)
 
 
-def _run_pool(plan: TournamentPlan, jobs: int, advance: Callable[[int], None]) -> list[GameOutcome]:
+def _run_pool(
+    plan: TournamentPlan,
+    jobs: int,
+    todo: list[Chunk],
+    done_chunk: Callable[[list[GameOutcome]], None],
+) -> list[GameOutcome]:
     # Why spawn: workers start from a clean interpreter (no inherited threads or locks, the same
     # on every platform); the cost is one import of cardtable per worker.
     context = multiprocessing.get_context("spawn")
     outcomes: list[GameOutcome] = []
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         running: set[Future[list[GameOutcome]]] = {
-            pool.submit(play_chunk, plan, chunk) for chunk in chunks(plan, jobs)
+            pool.submit(play_chunk, plan, chunk) for chunk in todo
         }
         try:
             while running:
@@ -68,7 +89,7 @@ def _run_pool(plan: TournamentPlan, jobs: int, advance: Callable[[int], None]) -
                 for future in done:
                     got = future.result()
                     outcomes.extend(got)
-                    advance(len(got))
+                    done_chunk(got)
         except BaseException:
             for future in running:
                 future.cancel()
@@ -77,7 +98,11 @@ def _run_pool(plan: TournamentPlan, jobs: int, advance: Callable[[int], None]) -
 
 
 def _run_ray(
-    plan: TournamentPlan, jobs: int, address: str | None, advance: Callable[[int], None]
+    plan: TournamentPlan,
+    jobs: int,
+    address: str | None,
+    todo: list[Chunk],
+    done_chunk: Callable[[list[GameOutcome]], None],
 ) -> list[GameOutcome]:
     try:
         import ray
@@ -94,13 +119,13 @@ def _run_ray(
     try:
         task = ray.remote(play_chunk)
         plan_ref = ray.put(plan)
-        pending: list[Any] = [task.remote(plan_ref, chunk) for chunk in chunks(plan, jobs)]
+        pending: list[Any] = [task.remote(plan_ref, chunk) for chunk in todo]
         outcomes: list[GameOutcome] = []
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
-            got: Sequence[GameOutcome] = ray.get(done[0])
+            got: list[GameOutcome] = list(ray.get(done[0]))
             outcomes.extend(got)
-            advance(len(got))
+            done_chunk(got)
         return outcomes
     finally:
         if started_here:

@@ -10,6 +10,7 @@ from cardtable.core import game_spec, load_bot
 from cardtable.core.registry import GAME_MODULES
 
 from .backends import run_games
+from .journal import Journal
 from .plan import TournamentPlan
 from .progress import Progress
 from .report import Report
@@ -44,14 +45,33 @@ def run_tournament(
     backend: str = "process",
     address: str | None = None,
     progress: Progress | None = None,
+    journal: str | Path | None = None,
 ) -> Report:
-    """Play every game of ``plan`` and report per entry (see :mod:`cardtable.arena`)."""
+    """Play every game of ``plan`` and report per entry (see :mod:`cardtable.arena`).
+
+    With a ``journal`` file, finished games are written to it as they come in and games already
+    in it are not played again (see :mod:`cardtable.arena.journal`).
+    """
     check_plan(plan)
     if plan.records is not None:
         Path(plan.records).mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     advance = progress.advance if progress is not None else (lambda n: None)
-    outcomes = run_games(plan, jobs=jobs, backend=backend, address=address, advance=advance)
+    book = Journal(journal, plan) if journal is not None else None
+    earlier = book.load() if book is not None else []
+    if earlier:
+        advance(len(earlier))
+    played = {(g.deal, g.rotation) for g in earlier}
+    todo = [game for game in plan.schedule() if game not in played]
+    outcomes = earlier + run_games(
+        plan,
+        jobs=jobs,
+        backend=backend,
+        address=address,
+        advance=advance,
+        games=todo,
+        finished=book.append if book is not None else (lambda got: None),
+    )
     if progress is not None:
         progress.finish()
     outcomes.sort(key=lambda g: (g.deal, g.rotation))

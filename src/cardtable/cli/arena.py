@@ -78,6 +78,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--records", default=None, metavar="DIR", help="save every game record")
     parser.add_argument(
+        "--journal",
+        default=None,
+        metavar="FILE",
+        help="write every finished game to FILE; run the same command again to go on where it "
+        "stopped, or with a larger --games to add deals (docs/arena.md)",
+    )
+    parser.add_argument(
         "--backend", choices=("process", "ray"), default="process", help="where games run"
     )
     parser.add_argument(
@@ -131,7 +138,12 @@ def run(args: argparse.Namespace) -> int:
         )
     progress = Progress(plan.games, enabled=not args.no_progress)
     report = run_tournament(
-        plan, jobs=args.jobs, backend=args.backend, address=args.address, progress=progress
+        plan,
+        jobs=args.jobs,
+        backend=args.backend,
+        address=args.address,
+        progress=progress,
+        journal=args.journal,
     )
     to_stdout = False
     for target, text in ((args.json, report.dumps), (args.csv, report.to_csv)):

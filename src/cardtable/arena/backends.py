@@ -22,15 +22,18 @@ Chunk = list[tuple[int, int]]
 
 
 def chunks(
-    plan: TournamentPlan, jobs: int, games: Sequence[tuple[int, int]] | None = None
+    plan: TournamentPlan,
+    jobs: int,
+    games: Sequence[tuple[int, int]] | None = None,
+    deals_per_chunk: int | None = None,
 ) -> list[Chunk]:
     """The schedule (or the ``games`` left of it) cut into chunks of about whole deals: enough
     chunks to keep ``jobs`` workers busy and the progress bar moving, few enough that pickling
-    stays cheap."""
+    stays cheap (or ``deals_per_chunk`` deals each)."""
     schedule = plan.schedule() if games is None else list(games)
     deals = math.ceil(len(schedule) / plan.rotations)
     target = max(1, jobs) * 16
-    per_chunk = max(1, min(math.ceil(deals / target), 16))
+    per_chunk = deals_per_chunk or max(1, min(math.ceil(deals / target), 16))
     size = per_chunk * plan.rotations
     return [schedule[i : i + size] for i in range(0, len(schedule), size)]
 
@@ -44,10 +47,11 @@ def run_games(
     advance: Callable[[int], None] = lambda n: None,
     games: Sequence[tuple[int, int]] | None = None,
     finished: Callable[[list[GameOutcome]], None] = lambda outcomes: None,
+    deals_per_chunk: int | None = None,
 ) -> list[GameOutcome]:
     """Play every game of ``plan`` (or only ``games``); as each chunk is done, ``finished`` gets
     its outcomes and ``advance(n)`` its number of games."""
-    todo = chunks(plan, jobs, games)
+    todo = chunks(plan, jobs, games, deals_per_chunk)
     if not todo:
         return []
 

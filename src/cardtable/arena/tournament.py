@@ -71,6 +71,8 @@ def run_tournament(
         advance=advance,
         games=todo,
         finished=book.append if book is not None else (lambda got: None),
+        # with a journal, a deal at a time: a stop loses at most the deals being played
+        deals_per_chunk=1 if book is not None else None,
     )
     if progress is not None:
         progress.finish()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from conftest import TOY
 
 from cardtable.arena import (
     JournalError,
+    Progress,
     Report,
     TournamentPlan,
     make_entries,
@@ -147,3 +149,15 @@ def test_the_command_takes_a_journal(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert first == second
     assert main([*args, "--seed", "9", "--journal", str(journal)]) != 0
     assert "another tournament" in capsys.readouterr().err
+
+
+def test_the_progress_rate_leaves_out_the_journals_games() -> None:
+    out = io.StringIO()
+    progress = Progress(100, stream=out)
+    progress.resume(60)
+    assert progress.done == 60
+    line = progress.line(progress.started + 10)
+    assert "60/100 games" in line and "0.0 games/s" in line
+    progress.advance(20)
+    line = progress.line(progress.started + 10)
+    assert "80/100 games" in line and "2.0 games/s" in line and "10 s left" in line

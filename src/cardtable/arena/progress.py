@@ -17,12 +17,18 @@ class Progress:
     def __init__(self, total: int, *, stream: TextIO | None = None, enabled: bool = True) -> None:
         self.total = total
         self.done = 0
+        self.earlier = 0  # games done before this run (a journal's): not in the rate
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = enabled
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.started = time.monotonic()
         self._last_draw = 0.0
         self._last_tenth = -1
+
+    def resume(self, n: int) -> None:
+        """``n`` games were played by an earlier run: counted as done, not in the rate."""
+        self.earlier += n
+        self.advance(n)
 
     def advance(self, n: int = 1) -> None:
         self.done += n
@@ -53,7 +59,7 @@ class Progress:
         width = 30
         filled = int(frac * width)
         bar = "#" * filled + "." * (width - filled)
-        rate = self.done / elapsed if elapsed > 0 else 0.0
+        rate = (self.done - self.earlier) / elapsed if elapsed > 0 else 0.0
         left = (self.total - self.done) / rate if rate > 0 else float("inf")
         eta = f"{left:5.0f} s left" if left != float("inf") else "      "
         return (

@@ -59,8 +59,8 @@ def run_tournament(
     advance = progress.advance if progress is not None else (lambda n: None)
     book = Journal(journal, plan) if journal is not None else None
     earlier = book.load() if book is not None else []
-    if earlier:
-        advance(len(earlier))
+    if earlier and progress is not None:
+        progress.resume(len(earlier))
     played = {(g.deal, g.rotation) for g in earlier}
     todo = [game for game in plan.schedule() if game not in played]
     outcomes = earlier + run_games(

@@ -890,7 +890,7 @@ class KuhhandelGame(Game):
     def _on_pay(self, seat: int, action: A.Action) -> None:
         self._expect(action, A.Pay)
         assert isinstance(action, A.Pay)
-        counts = self._own_notes(seat, action.notes)
+        left = self._own_notes(seat, action.notes)
         if self.pay_reason == "pedigree":
             # §9.2 paid by number of notes, not value (0-notes are fine)
             if len(action.notes) != self.claim_count:
@@ -902,13 +902,17 @@ class KuhhandelGame(Game):
             problem = payment_problem(action.notes, self.amount)
             if problem:
                 raise IllegalAction(f"not a valid payment of {self.amount}: {problem} (§4.6)")
-        self._transfer(seat, self.payee, counts, action.notes, self.pay_reason)
+        self._transfer(seat, self.payee, left, action.notes, self.pay_reason)
         for card in self.lot:
             self._give_card(self.card_to, card)
         self._end_turn()
 
     def _own_notes(self, seat: int, notes: tuple[int, ...]) -> list[int]:
-        counts = [0] * len(self._notes)
+        """Check that ``seat`` holds ``notes``; its wallet (counts) without them."""
+        wallet = self.wallets[seat]
+        left = wallet.copy()
+        if not notes:
+            return left
         index = self._note_index
         for v in notes:
             i = index.get(v)
@@ -916,23 +920,24 @@ class KuhhandelGame(Game):
                 raise InvalidAction(
                     f"{list(notes)} holds a value that is not a note ({list(self._notes)})"
                 )
-            counts[i] += 1
+            left[i] -= 1
+        if min(left) < 0:
+            have = list(to_notes(wallet, self._notes))
+            raise IllegalAction(f"you do not hold the notes {list(notes)} (you hold {have})")
+        return left
+
+    def _receive(self, seat: int, notes: tuple[int, ...]) -> None:
         wallet = self.wallets[seat]
-        for c, w in zip(counts, wallet, strict=True):
-            if c > w:
-                have = list(to_notes(wallet, self._notes))
-                raise IllegalAction(f"you do not hold the notes {list(notes)} (you hold {have})")
-        return counts
+        index = self._note_index
+        for v in notes:
+            wallet[index[v]] += 1
 
     def _transfer(
-        self, payer: int, payee: int, counts: list[int], notes: tuple[int, ...], why: str
+        self, payer: int, payee: int, left: list[int], notes: tuple[int, ...], why: str
     ) -> None:
-        src = self.wallets[payer]
-        dst = self.wallets[payee]
-        for i, c in enumerate(counts):
-            if c:
-                src[i] -= c
-                dst[i] += c
+        """``payer`` (whose wallet becomes ``left``) hands ``notes`` to ``payee``."""
+        self.wallets[payer][:] = left
+        self._receive(payee, notes)
         log = self._log
         log.append((_payment_event, payer, payee, len(notes), self.amount, why))
         log.append((_payment_notes_event, payer, payee, notes))
@@ -975,18 +980,21 @@ class KuhhandelGame(Game):
         self._expect(action, A.Accept, A.Counter)
         offer = self.offer or ()
         c, o = self.challenger, self.opponent
-        offer_counts = self._own_notes(c, offer)
+        c_left = self._own_notes(c, offer)
         if isinstance(action, A.Accept):
             self._log.append((_seat_event, "accept", seat))
-            self._move_notes(c, o, offer_counts)
+            self.wallets[c][:] = c_left
+            self._receive(o, offer)
             self._settle_trade(c, offer, None)
             return
         assert isinstance(action, A.Counter)
-        counter_counts = self._own_notes(seat, action.notes)
+        o_left = self._own_notes(seat, action.notes)
         self._log.append((_seat_count_event, "counter", seat, len(action.notes)))
         # §5.4: the offers are exchanged; each party keeps what it received
-        self._move_notes(c, o, offer_counts)
-        self._move_notes(o, c, counter_counts)
+        self.wallets[c][:] = c_left
+        self.wallets[o][:] = o_left
+        self._receive(o, offer)
+        self._receive(c, action.notes)
         a, b = sum(offer), sum(action.notes)
         if a == b and self._rules.trade_tie == "offer_again" and self.tie_rounds == 0:
             # §5.5 offer_again: exchanged, then the challenger offers again
@@ -1009,14 +1017,6 @@ class KuhhandelGame(Game):
             return
         self._settle_trade(o if b > a else c, offer, action.notes)
 
-    def _move_notes(self, payer: int, payee: int, counts: Sequence[int]) -> None:
-        src = self.wallets[payer]
-        dst = self.wallets[payee]
-        for i, n in enumerate(counts):
-            if n:
-                src[i] -= n
-                dst[i] += n
-
     def _settle_trade(
         self, winner: int, offer: tuple[int, ...], counter: tuple[int, ...] | None
     ) -> None:
@@ -1030,7 +1030,8 @@ class KuhhandelGame(Game):
             self.herds[loser][k] -= n
             self.herds[winner][k] += n
         log = self._log
-        log.append((_trade_event, c, o, k, self.trade_name(k), n, winner, offer, counter))
+        name = "Rat" if k == self._n_species else self.card_names[k]
+        log.append((_trade_event, c, o, k, name, n, winner, offer, counter))
         log.append((_trade_notes_event, c, o, offer, counter))
         if (
             self._rules.super_trade

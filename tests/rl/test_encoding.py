@@ -55,7 +55,10 @@ def test_fast_encoding_equals_the_plain_one(game: str, rules: Any, seats: int) -
                 if s == seat:
                     _same(codec.encode(obs, request, draft), _plain(table, obs, request, draft), s)
                 else:
-                    _same(codec.encode(obs, None, None), _plain(table, obs, None, None), s)
+                    plain = _plain(table, obs, None, None)
+                    _same(codec.encode(obs, None, None), plain, s)
+                    # the table's vector (followed from the events where the codec can)
+                    _same(table.encode(s)["observation"], plain, f"table {s}")
             vector = table.encode(seat)["observation"]
             _same(vector, _plain(table, table.observation(seat), request, draft), "table")
             if rng.random() < 0.1:  # what a remote bot decodes from JSON encodes the same
@@ -66,4 +69,25 @@ def test_fast_encoding_equals_the_plain_one(game: str, rules: Any, seats: int) -
             vector[:] = -7.0  # a caller may scribble on its vector: no cache may share it
             checked += 1
             table.step(random_index(table.mask(), rng))
+    assert checked > 100
+
+
+@pytest.mark.parametrize(("game", "rules", "seats"), CASES, ids=CASE_IDS)
+def test_the_choosing_seat_alone_encodes_as_the_plain_one(
+    game: str, rules: Any, seats: int
+) -> None:
+    """As in training and ``bench --env``: only the seat choosing is encoded, so whatever the
+    codec keeps per seat (Cunegonda follows each seat's events) spans several moves at once."""
+    table = Table(game, rules, seats)
+    checked = 0
+    for seed in (3, 4):
+        rng = random.Random(seed)
+        table.reset(seed)
+        while table.seat >= 0:
+            seat, request, draft = table.seat, table.request, table.draft
+            encoded = table.encode(seat)
+            plain = _plain(table, table.observation(seat), request, draft)
+            _same(encoded["observation"], plain, f"seat {seat}")
+            checked += 1
+            table.step(random_index(encoded["action_mask"], rng))
     assert checked > 100

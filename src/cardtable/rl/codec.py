@@ -15,7 +15,8 @@ What a caller can rely on:
   tests in ``tests/rl`` check this on random states).
 - A codec reads only the observation the engine gives the seat and the request addressed to it,
   never the game state, so an agent built on it (:mod:`cardtable.rl.policy`) plays the same way in
-  the arena and over the network.
+  the arena and over the network. (An environment may instead let the codec :meth:`Codec.follow`
+  the events the seat sees, which gives the same vector without building an observation.)
 """
 
 from __future__ import annotations
@@ -100,6 +101,10 @@ class Codec(ABC):
     #: ``action_names[i]`` says in words what index ``i`` means (for docs and debugging).
     action_names: list[str]
 
+    #: Request kinds whose options, mask and actions need nothing of the observation (only the
+    #: request): the table then does not build one to answer them.
+    blind_kinds: ClassVar[frozenset[str]] = frozenset()
+
     def __init__(self) -> None:
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
 
@@ -139,6 +144,19 @@ class Codec(ABC):
         Raises :class:`ValueError` when the action cannot be expressed (see each codec's notes on
         what is reachable). Useful to learn from recorded or bot games (behaviour cloning).
         """
+
+    def follow(
+        self, game: Any, seat: int, request: Request | None, draft: Draft | None
+    ) -> np.ndarray | None:
+        """The vector of ``seat`` now, kept up to date from the events the seat sees since its
+        last one (cheaper than building the engine's observation), or ``None`` when this codec
+        cannot follow the game from where it is: then the caller encodes the observation and
+        calls :meth:`synced`. Always equal to :meth:`encode` of ``game.observe(seat)``."""
+        return None
+
+    def synced(self, game: Any, seat: int, obs: Any) -> None:
+        """``obs`` is ``game.observe(seat)`` now, just encoded: :meth:`follow` may go on from it."""
+        return None
 
     # ------------------------------------------------------------------ generic
     def allowed(

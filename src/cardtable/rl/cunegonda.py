@@ -44,12 +44,15 @@ _SCALARS = _CHOSEN + SEATS  # trick length, round progress, trick progress
 _POINTS = _SCALARS + 3
 _TOTALS = _POINTS + SEATS
 OBS_SIZE = _TOTALS + SEATS
+#: ``_PLAYED_AT[r]``: where the block of relative seat ``r % 4`` starts (``r`` up to 7).
+_PLAYED_AT = [_PLAYED + (r % SEATS) * DECK_SIZE for r in range(2 * SEATS)]
 
 
 class CunegondaCodec(Codec):
     """The action space and observation encoding of Cunegonda (any number of rounds)."""
 
     game = "cunegonda"
+    blind_kinds = frozenset({"play"})  # a play allows the request's choices
 
     def __init__(self, rules: CunegondaRules | None = None, seats: int = SEATS) -> None:
         if seats != SEATS:
@@ -63,6 +66,8 @@ class CunegondaCodec(Codec):
         # The last view of each observing seat (``None``: a spectator), see :class:`_SeatView`.
         self._views: dict[int | None, _SeatView] = {}
         self._plays: dict[Any, dict[int, Any]] = {}
+        self._play_masks: dict[Any, np.ndarray] = {}
+        self._followers: dict[int, _Follower] = {}
 
     def new_draft(self, request: Request | None) -> Draft:
         # Only a pass is built in steps; a play needs no per-card counts.
@@ -102,41 +107,176 @@ class CunegondaCodec(Codec):
             raise ValueError(f"{action!r} is not reachable (the path gives {result!r})")
         return path
 
+    def mask(
+        self, obs: Any, request: Request | None, draft: Draft | None, *, wait: bool = False
+    ) -> np.ndarray:
+        # The keys of :meth:`options`, without building them: a play allows its choices (one
+        # mask per set of cards, copied), a pass the cards of the hand not chosen yet.
+        if request is None or draft is None:
+            return np.zeros(DECK_SIZE, dtype=np.int8)
+        if request.kind == "play":
+            choices = request.choices or ()
+            m = self._play_masks.get(choices)
+            if m is None:
+                if len(self._play_masks) > 4096:
+                    self._play_masks.clear()
+                m = self._play_masks[choices] = np.zeros(DECK_SIZE, dtype=np.int8)
+                m[list(choices)] = 1
+            return m.copy()
+        m = np.zeros(DECK_SIZE, dtype=np.int8)
+        w: Any = m.data
+        chosen = draft.chosen
+        for c in obs.hand:
+            if not chosen[c]:
+                w[c] = 1
+        return m
+
     def encode(self, obs: Observation, request: Request | None, draft: Draft | None) -> np.ndarray:
         # One buffer per call, copied from the seat's view (what changes only trick by trick:
         # pass, received cards, finished tricks, hand, points, totals), then the few features of
-        # this moment. ``tests/rl/reference.py`` writes the same layout plainly.
-        me = obs.seat if obs.seat is not None else 0
+        # this moment, written through a memoryview (cheaper per value than numpy's indexing).
+        # ``tests/rl/reference.py`` writes the same layout plainly.
+        seat = obs.seat
+        me = seat if seat is not None else 0
         trick = obs.trick
         lead = obs.leader
         at = (me - lead) % SEATS  # my place in the current trick
         mine = trick[at] if at < len(trick) else -1  # played already: out of the hand
-        view = self._views.get(obs.seat)
+        view = self._views.get(seat)
         if view is None or not view.current(obs, mine):
-            view = self._views[obs.seat] = _SeatView(obs, me, mine)
+            view = self._views[seat] = _SeatView(obs, me, mine)
         out = view.vector.copy()
+        w: Any = out.data
         if mine >= 0:
-            out[_HAND + mine] = 0.0
+            w[_HAND + mine] = 0.0
         if request is not None:
-            out[_KIND + (0 if request.kind == "pass" else 1)] = 1.0
+            w[_KIND if request.kind == "pass" else _KIND + 1] = 1.0
         if draft is not None and draft.count:
             chosen = draft.chosen
             for c in obs.hand:  # the pass is chosen from the hand
                 if chosen[c]:
-                    out[_DRAFT + c] = 1.0
+                    w[_DRAFT + c] = 1.0
+        r = (lead - me) % SEATS  # the leader, relative to me
         if trick:
-            for i, c in enumerate(trick):
-                out[_PLAYED + ((lead + i - me) % SEATS) * DECK_SIZE + c] = 1.0
-                out[_TRICK + c] = 1.0
-            out[_LED + trick[0] // 13] = 1.0
-            out[_SCALARS] = len(trick) / SEATS
-        out[_LEADER + (lead - me) % SEATS] = 1.0
+            for c in trick:
+                w[_PLAYED_AT[r] + c] = 1.0  # in the block of the seat that played it
+                w[_TRICK + c] = 1.0
+                r += 1
+            r -= len(trick)
+            w[_LED + trick[0] // 13] = 1.0
+            w[_SCALARS] = len(trick) / SEATS
+        w[_LEADER + r] = 1.0
         if obs.phase == "pass":
             passes = obs.passes_chosen
             for s in range(SEATS):
                 if passes[s]:
-                    out[_CHOSEN + (s - me) % SEATS] = 1.0
+                    w[_CHOSEN + (s - me) % SEATS] = 1.0
         return out
+
+    def follow(
+        self, game: Any, seat: int, request: Request | None, draft: Draft | None
+    ) -> np.ndarray | None:
+        # Within the play of a round the seat's vector moves only by public events, ``play``
+        # and ``trick``; anything else (the pass, a round's end) goes through its observation.
+        f = self._followers.get(seat)
+        if f is None or f.game is not game:
+            f = self._followers[seat] = _Follower(game, seat)
+        events = game.events(f.cursor)
+        if events:
+            f.cursor += len(events)
+            if f.vector is None or not f.fold(events):
+                f.vector = None
+                return None
+        elif f.vector is None:
+            return None
+        out = f.vector.copy()
+        w: Any = out.data
+        if request is not None:
+            w[_KIND if request.kind == "pass" else _KIND + 1] = 1.0
+        r = f.lead
+        trick = f.trick
+        if trick:
+            for c in trick:
+                w[_TRICK + c] = 1.0
+            w[_LED + trick[0] // 13] = 1.0
+            w[_SCALARS] = len(trick) / SEATS
+        w[_LEADER + r] = 1.0
+        return out
+
+    def synced(self, game: Any, seat: int, obs: Any) -> None:
+        f = self._followers.get(seat)
+        if f is None or f.game is not game or obs.phase != "play":
+            return
+        # the seat's view was just brought up to ``obs`` by encode: go on from it
+        view = self._views[obs.seat]
+        me = view.me
+        f.vector = v = view.vector.copy()
+        w: Any = v.data
+        f.w = w
+        lead = obs.leader
+        r = (lead - me) % SEATS
+        for c in obs.trick:
+            w[_PLAYED_AT[r] + c] = 1.0
+            if r % SEATS == 0:
+                w[_HAND + c] = 0.0
+            r += 1
+        f.lead = (lead - me) % SEATS
+        f.trick = list(obs.trick)
+        f.points = list(obs.round_points)
+        f.k = len(obs.tricks)
+
+
+#: The card of each name, as the engine writes them in its events.
+_CARD = {name: c for c, name in enumerate(NAMES)}
+
+
+class _Follower:
+    """One seat's vector during the play of a round, moved on by the ``play`` and ``trick``
+    events: it holds everything but the kind and the current trick, which
+    :meth:`CunegondaCodec.follow` writes on a copy. ``vector`` is ``None`` while the seat's
+    observation is needed (before the play, after the round)."""
+
+    __slots__ = ("cursor", "game", "k", "lead", "me", "points", "trick", "vector", "w")
+
+    def __init__(self, game: Any, me: int) -> None:
+        self.game = game
+        self.me = me
+        self.cursor = 0
+        self.vector: np.ndarray | None = None
+        self.w: Any = None
+        self.trick: list[int] = []
+        self.lead = 0  # the leader of the current trick, relative to me
+        self.points: list[int] = []
+        self.k = 0
+
+    def fold(self, events: Any) -> bool:
+        """Fold the new events in; ``False`` at anything but a play or a finished trick."""
+        w = self.w
+        me = self.me
+        for ev in events:
+            kind = ev.kind
+            data = ev.data
+            if kind == "play":
+                c = _CARD[data["card"]]
+                trick = self.trick
+                r = self.lead + len(trick)
+                w[_PLAYED_AT[r] + c] = 1.0
+                if r % SEATS == 0:  # my own card leaves my hand
+                    w[_HAND + c] = 0.0
+                trick.append(c)
+            elif kind == "trick":
+                winner = data["winner"]
+                points = self.points
+                points[winner] += data["value"]
+                rel = (winner - me) % SEATS
+                w[_POINTS + rel] = points[winner] / 26
+                self.k += 1
+                w[_SCALARS + 2] = self.k / 13
+                self.trick = []
+                self.lead = rel
+            else:
+                return False
+        return True
 
 
 #: The options of a pass: a card added to it, or the third card, which hands it over.
@@ -165,6 +305,7 @@ class _SeatView:
         "rounds",
         "totals",
         "vector",
+        "w",
     )
 
     def __init__(self, obs: Observation, me: int, mine: int) -> None:
@@ -173,7 +314,9 @@ class _SeatView:
         self.passed, self.received, self.totals = obs.passed, obs.received, obs.totals
         hand = obs.hand if mine < 0 else tuple(sorted((*obs.hand, mine)))
         self.hand = hand
-        out = self.vector = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.vector = np.zeros(OBS_SIZE, dtype=np.float32)
+        out: Any = self.vector.data  # writes through a memoryview cost less
+        self.w = out
         for c in hand:
             out[_HAND + c] = 1.0
         for c in obs.passed or ():
@@ -207,7 +350,7 @@ class _SeatView:
                 self.received is not None and obs.received is not self.received
             ):
                 return False
-            out = self.vector
+            out = self.w
             for c in obs.passed or ():
                 out[_PASSED + c] = 1.0
             for c in obs.received or ():
@@ -217,7 +360,7 @@ class _SeatView:
             self._fold(obs)
         hand = obs.hand if mine < 0 else tuple(sorted((*obs.hand, mine)))
         if hand != self.hand:  # the exchange of the pass (or an observation from elsewhere)
-            out = self.vector
+            out = self.w
             keep = set(hand)
             for c in self.hand:
                 if c not in keep:
@@ -229,7 +372,7 @@ class _SeatView:
 
     def _fold(self, obs: Observation) -> None:
         tricks = obs.tricks
-        out = self.vector
+        out = self.w
         me = self.me
         points = obs.round_points
         for t in tricks[self.k :]:

@@ -99,25 +99,36 @@ class Table:
     def encode(self, seat: int) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector, "action_mask": int8 mask}`` for ``seat``.
 
-        A seat that is not choosing now gets its observation with an all-zero mask.
+        A seat that is not choosing now gets its observation with an all-zero mask. The vector
+        comes from the codec following the seat's events where it can (:meth:`Codec.follow`),
+        else from the seat's engine observation: the same vector either way.
         """
-        obs = self._obs.get(seat)
-        if obs is None:
-            obs = self._obs[seat] = self.game.observe(seat)
         codec = self.codec
         if seat == self.seat:
             req, draft = self.request, self.draft
-            return {
-                "observation": codec.encode(obs, req, draft),
-                "action_mask": codec.mask(obs, req, draft, wait=True),
-            }
-        return {"observation": codec.encode(obs, None, None), "action_mask": self._no_mask.copy()}
+        else:
+            req = draft = None
+        game = self.game
+        vector = codec.follow(game, seat, req, draft)
+        obs = self._obs.get(seat)
+        if vector is None:
+            if obs is None:
+                obs = self._obs[seat] = game.observe(seat)
+            vector = codec.encode(obs, req, draft)
+            codec.synced(game, seat, obs)
+        if req is None or draft is None:
+            return {"observation": vector, "action_mask": self._no_mask.copy()}
+        if obs is None and req.kind not in codec.blind_kinds:
+            obs = self._obs[seat] = game.observe(seat)
+        return {"observation": vector, "action_mask": codec.mask(obs, req, draft, wait=True)}
 
     def mask(self) -> np.ndarray:
         """The mask of the seat choosing now."""
-        if self.request is None or self.draft is None:
+        request, draft = self.request, self.draft
+        if request is None or draft is None:
             return self._no_mask.copy()
-        return self.codec.mask(self.observation(self.seat), self.request, self.draft, wait=True)
+        obs = None if request.kind in self.codec.blind_kinds else self.observation(self.seat)
+        return self.codec.mask(obs, request, draft, wait=True)
 
     def step(self, index: Any) -> bool:
         """Apply the choosing seat's index; ``True`` when the engine received an action."""
@@ -126,10 +137,11 @@ class Table:
             raise ValueError("the game is over")
         seat = self.seat
         self.env_steps += 1
+        codec = self.codec
         obs = self._obs.get(seat)
-        if obs is None:
+        if obs is None and request.kind not in codec.blind_kinds:
             obs = self._obs[seat] = self.game.observe(seat)
-        value = self.codec.choose(obs, request, draft, int(index), wait=True)
+        value = codec.choose(obs, request, draft, int(index), wait=True)
         if value is None:
             return False
         if value is WAIT:
@@ -138,7 +150,8 @@ class Table:
             return False
         self.game.apply(seat, value)  # as apply() below, one call less on every step
         self.last_seat = seat
-        self._obs = {}
+        if self._obs:
+            self._obs = {}
         self._select()
         return True
 
@@ -146,5 +159,6 @@ class Table:
         """Apply a whole engine action (a bot's answer) for ``seat``."""
         self.game.apply(seat, action)
         self.last_seat = seat
-        self._obs = {}
+        if self._obs:
+            self._obs = {}
         self._select()

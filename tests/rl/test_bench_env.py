@@ -11,15 +11,22 @@ from cardtable.cli import main
 
 @pytest.mark.parametrize(("game", "rules"), [("kuhhandel", "master"), ("cunegonda", "short")])
 def test_bench_env_section(game: str, rules: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["bench", game, "--rules", rules, "--games", "2", "--env", "--json"])
+    code = main(
+        ["bench", game, "--rules", rules, "--games", "2", "--env", "--env-repeat", "2", "--json"]
+    )
     assert code in (0, None)
     out = json.loads(capsys.readouterr().out)
     assert out["decisions_per_second"] > 0  # the engine part is still there
     assert out["env_steps_per_second"] > 0
     assert out["env_steps_per_decision"] >= 1.0  # a step never answers more than one request
     assert out["observed_decisions_per_second"] > 0
+    assert out["plain_decisions_per_second"] > 0  # measured again, interleaved with the env
+    assert out["env_repeat"] == 2
     assert out["env_vs_engine"] == pytest.approx(
-        out["env_steps_per_second"] / out["decisions_per_second"], abs=0.01
+        out["env_steps_per_second"] / out["plain_decisions_per_second"], abs=0.01
+    )
+    assert out["env_vs_observed"] == pytest.approx(
+        out["env_steps_per_second"] / out["observed_decisions_per_second"], abs=0.01
     )
 
 

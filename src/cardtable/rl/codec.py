@@ -104,6 +104,8 @@ class Codec(ABC):
     #: Request kinds whose options, mask and actions need nothing of the observation (only the
     #: request): the table then does not build one to answer them.
     blind_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: Whether :meth:`follow` can give vectors (else the table never asks).
+    follows: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self._masks: dict[tuple[int, ...], np.ndarray] = {}

@@ -53,6 +53,7 @@ class CunegondaCodec(Codec):
 
     game = "cunegonda"
     blind_kinds = frozenset({"play"})  # a play allows the request's choices
+    follows = True
 
     def __init__(self, rules: CunegondaRules | None = None, seats: int = SEATS) -> None:
         if seats != SEATS:

@@ -5,8 +5,13 @@ Both are measured in CPU time of this process (robust against other load on a sh
 - ``env``: whole games in the PettingZoo environment, every step an ``env.last()`` (observation
   vector and mask) and an ``env.step()`` with an index drawn uniformly from the mask;
 - ``observed``: the engine alone with the built-in ``random`` bot, but building the seat's engine
-  observation for every decision, as any agent that reads its observation does (the ``random``
-  bot itself skips it, which is why plain ``cardtable bench`` is faster).
+  observation for every decision, as any agent that reads its observation does (Kuhhandel's
+  ``random`` bot itself skips it, which is why plain ``cardtable bench`` is faster there);
+- ``plain``: the engine as plain ``cardtable bench`` runs it (``run_match`` with ``random`` bots).
+
+:func:`compare` runs the three in turn, ``repeat`` times, and keeps the best rate of each: on a
+shared machine a run only ever loses time to other work, so the best of interleaved runs is the
+steadiest estimate of each rate and of their ratios.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import random
 import time
 from typing import Any
 
+from cardtable.core.match import run_match
 from cardtable.core.registry import load_bot
 from cardtable.rl.aec import CardtableEnv
 
@@ -72,4 +78,54 @@ def measure_observed(
     return {
         "observed_decisions_per_second": round(decisions / cpu),
         "observed_us_per_decision": round(cpu / max(decisions, 1) * 1e6, 2),
+    }
+
+
+def measure_plain(
+    game: str, rules: Any = None, seats: int | None = None, games: int = 100, seed: int = 0
+) -> dict[str, Any]:
+    """Engine decisions per CPU second as plain ``cardtable bench`` plays (``random`` bots)."""
+    env = CardtableEnv(game, rules, seats)  # only to resolve rules and seats the same way
+    spec, rules, n = env.table.spec, env.table.rules, env.table.seats
+    decisions = 0
+    c0 = time.process_time()
+    for g in range(games):
+        match = spec.new_game(rules, n, seed + g)
+        run_match(match, [load_bot(game, "random", seed=(seed + g) * 1000 + s) for s in range(n)])
+        decisions += len(match.history())
+    cpu = max(time.process_time() - c0, 1e-9)
+    return {"plain_decisions_per_second": round(decisions / cpu)}
+
+
+def compare(
+    game: str,
+    rules: Any = None,
+    seats: int | None = None,
+    games: int = 100,
+    seed: int = 0,
+    repeat: int = 3,
+) -> dict[str, Any]:
+    """The best of ``repeat`` interleaved runs of :func:`measure_env`, :func:`measure_observed`
+    and :func:`measure_plain`, and the ratios of env steps/s to both engine rates."""
+    env: dict[str, Any] = {}
+    observed: dict[str, Any] = {}
+    plain: dict[str, Any] = {}
+    for _ in range(max(1, repeat)):
+        p = measure_plain(game, rules, seats, games, seed)
+        if p["plain_decisions_per_second"] > plain.get("plain_decisions_per_second", 0):
+            plain = p
+        o = measure_observed(game, rules, seats, games, seed)
+        if o["observed_decisions_per_second"] > observed.get("observed_decisions_per_second", 0):
+            observed = o
+        e = measure_env(game, rules, seats, games, seed)
+        if e["env_steps_per_second"] > env.get("env_steps_per_second", 0):
+            env = e
+    rate = env["env_steps_per_second"]
+    return {
+        **env,
+        **observed,
+        **plain,
+        "env_repeat": max(1, repeat),
+        "env_vs_engine": round(rate / max(plain["plain_decisions_per_second"], 1), 2),
+        "env_vs_observed": round(rate / max(observed["observed_decisions_per_second"], 1), 2),
     }

@@ -109,13 +109,14 @@ class Table:
         else:
             req = draft = None
         game = self.game
-        vector = codec.follow(game, seat, req, draft)
+        vector = codec.follow(game, seat, req, draft) if codec.follows else None
         obs = self._obs.get(seat)
         if vector is None:
             if obs is None:
                 obs = self._obs[seat] = game.observe(seat)
             vector = codec.encode(obs, req, draft)
-            codec.synced(game, seat, obs)
+            if codec.follows:
+                codec.synced(game, seat, obs)
         if req is None or draft is None:
             return {"observation": vector, "action_mask": self._no_mask.copy()}
         if obs is None and req.kind not in codec.blind_kinds:

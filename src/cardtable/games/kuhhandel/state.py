@@ -49,6 +49,17 @@ _PASS = A.Pass
 _BID = A.Bid
 _SELL_OR_BUY: tuple[A.Action, ...] = (A.SELL, A.BUY)
 _SELL_ONLY: tuple[A.Action, ...] = (A.SELL,)
+# Every possible challenge per (seats, species), built once (actions are immutable values).
+_CHALLENGES: dict[tuple[int, int], list[list[A.Challenge]]] = {}
+
+
+def _challenges(seats: int, n_species: int) -> list[list[A.Challenge]]:
+    """``[opponent][species]``: the challenge values (species ``n_species`` is the rats)."""
+    table = _CHALLENGES.get((seats, n_species))
+    if table is None:
+        table = [[A.Challenge(o, k) for k in range(n_species + 1)] for o in range(seats)]
+        _CHALLENGES[seats, n_species] = table
+    return table
 
 
 # Events are logged compactly as ``(maker, *values)`` on the hot paths and built into
@@ -257,8 +268,11 @@ class KuhhandelGame(Game):
         self._pending: tuple[Request, ...] | None = None
         self._turn_choices: tuple[A.Action, ...] | None = None
         self._obs_cache: tuple[tuple[int, int], dict[str, Any]] | None = None
-        # Every possible challenge, built once when first needed (actions are immutable values).
-        self._challenges: list[list[A.Challenge]] = []
+        self._challenges = _challenges(seats, n_species)
+        self._draw_action: A.Action = A.DRAW if rules.duel else A.AUCTION
+        self._payouts = [s.payouts for s in rules.species]
+        # The other seats in order from each seat's left (auctions, countdowns).
+        self._orders = [[(t + i) % seats for i in range(1, seats)] for t in range(seats)]
         self._event("start", {"seats": seats, "first": first, "deck": len(deck)})
         self._begin_turn()
 
@@ -376,18 +390,21 @@ class KuhhandelGame(Game):
 
     def legal_trades(self, seat: int) -> list[A.Challenge]:
         """Every cow trade ``seat`` may start (§5.1): both own the species, neither completely."""
+        out: list[A.Challenge] = []
+        self._add_trades(out, seat)
+        return out
+
+    def _add_trades(self, out: list[Any], seat: int) -> None:
+        """Append :meth:`legal_trades` of ``seat`` to ``out``."""
         mine = self.herds[seat]
-        owned = [k for k in range(self._n_species) if mine[k]]
+        owned = [k for k, c in enumerate(mine) if c]
         rats = self.rats
-        if not owned and not rats[seat]:
-            return []
-        out = []
-        challenges = self._challenges
-        if not challenges:
-            n = self._n_species
-            challenges = [[A.Challenge(o, k) for k in range(n + 1)] for o in range(self.seats)]
-            self._challenges = challenges
+        my_rats = rats[seat]
+        if not owned and not my_rats:
+            return
         herds = self.herds
+        challenges = self._challenges
+        n = self._n_species
         for other in range(self.seats):
             if other == seat:
                 continue
@@ -397,9 +414,8 @@ class KuhhandelGame(Game):
             for k in owned:
                 if theirs[k]:
                     out.append(row[k])
-            if rats[seat] and rats[other]:  # §9.4 rats are challenged like a species
-                out.append(row[self._n_species])
-        return out
+            if my_rats and rats[other]:  # §9.4 rats are challenged like a species
+                out.append(row[n])
 
     def pending(self) -> Sequence[Request]:
         p = self._pending
@@ -445,7 +461,7 @@ class KuhhandelGame(Game):
             }
             return (_new(Request, (self.payer, PAY, None, info)),)
         if stage is SELL_OR_BUY:
-            can_buy = self.turn_seat not in self.caps or self.money(self.turn_seat) >= self.high
+            can_buy = self.turn_seat not in self.caps or self._purse[self.turn_seat] >= self.high
             choices: tuple[A.Action, ...] = _SELL_OR_BUY if can_buy else _SELL_ONLY
             info = {"card": self.card, "high": self.high, "high_bidder": self.high_bidder}
             return (_new(Request, (self.turn_seat, SELL_OR_BUY, choices, info)),)
@@ -613,9 +629,9 @@ class KuhhandelGame(Game):
                         return
                     self.turns += 1
                     self.traded_this_turn = False
-                    trades: list[A.Action] = list(self.legal_trades(self.turn_seat))
-                    draw = A.DRAW if self._rules.duel else A.AUCTION
-                    self._turn_choices = (draw, *trades)
+                    choices = [self._draw_action]
+                    self._add_trades(choices, self.turn_seat)
+                    self._turn_choices = tuple(choices)
                     self.stage = TURN
                     self._log.append((_turn_event, self.turn_seat, self.turns))
                     return
@@ -722,7 +738,7 @@ class KuhhandelGame(Game):
         if card < self._n_species:
             nth = self.drawn[card]
             self.drawn[card] = nth + 1
-            payout = self._rules.species[card].payouts[nth]
+            payout = self._payouts[card][nth]
         name = self.card_names[card]
         if laid_for is None:
             self._log.append((_draw_event, "draw", self.turn_seat, card, name, len(self.deck)))
@@ -746,8 +762,7 @@ class KuhhandelGame(Game):
         self._event("payout", {"note": value, "seats": got})
 
     def _open_auction(self) -> None:
-        n = self.seats
-        self._order = [(self.turn_seat + i) % n for i in range(1, n)]
+        self._order = self._orders[self.turn_seat]
         self.high = 0
         self.high_bidder = -1
         self.bids = []
@@ -863,7 +878,7 @@ class KuhhandelGame(Game):
         self._expect(action, A.Sell, A.Buy)
         auctioneer = self.turn_seat
         if isinstance(action, A.Buy):
-            if auctioneer in self.caps and self.money(auctioneer) < self.high:
+            if auctioneer in self.caps and self._purse[auctioneer] < self.high:
                 raise IllegalAction(
                     "your wallet was exposed: you may only buy when you can pay (§4.7)"
                 )
@@ -871,7 +886,7 @@ class KuhhandelGame(Game):
         else:
             payer, payee = self.high_bidder, auctioneer
         self._log.append((_decision_event, seat, isinstance(action, A.Buy), "auction"))
-        if self.money(payer) < self.high:
+        if self._purse[payer] < self.high:
             self._expose(payer)
             return
         self.payer, self.payee, self.amount, self.pay_reason = payer, payee, self.high, "auction"
@@ -1065,8 +1080,7 @@ class KuhhandelGame(Game):
 
     # ------------------------------------------------------------------ §9.2 pedigree countdown
     def _countdown_order(self) -> list[int]:
-        n = self.seats
-        return [(self.turn_seat + i) % n for i in range(1, n)]
+        return self._orders[self.turn_seat]
 
     def _start_countdown(self) -> None:
         self.claims = {}

@@ -576,29 +576,36 @@ class KuhhandelGame(Game):
         if stage is BID:
             self._on_bid(seat, action)
         elif stage is TURN:
-            self._check_seat(seat, self.turn_seat, "choose a turn")
+            if seat != self.turn_seat:
+                self._check_seat(seat, self.turn_seat, "choose a turn")
             self._on_turn(seat, action)
         elif stage is PAY:
-            self._check_seat(seat, self.payer, "pay")
+            if seat != self.payer:
+                self._check_seat(seat, self.payer, "pay")
             self._on_pay(seat, action)
         elif stage is SELL_OR_BUY:
-            self._check_seat(seat, self.turn_seat, "sell or buy")
+            if seat != self.turn_seat:
+                self._check_seat(seat, self.turn_seat, "sell or buy")
             self._on_sell_or_buy(seat, action)
         elif stage is OFFER:
-            self._check_seat(seat, self.challenger, "make an offer")
+            if seat != self.challenger:
+                self._check_seat(seat, self.challenger, "make an offer")
             self._on_offer(seat, action)
         elif stage is RESPOND:
-            self._check_seat(seat, self.opponent, "answer the cow trade")
+            if seat != self.opponent:
+                self._check_seat(seat, self.opponent, "answer the cow trade")
             self._on_respond(seat, action)
         elif stage is CLAIM:
             self._on_claim(seat, action)
         elif stage is PREEMPT:
-            self._check_seat(seat, self.turn_seat, "pre-empt or release")
+            if seat != self.turn_seat:
+                self._check_seat(seat, self.turn_seat, "pre-empt or release")
             self._on_preempt(seat, action)
         elif stage is RAT:
             self._on_rat(seat, action)
         elif stage is DIVIDE:
-            self._check_seat(seat, self.turn_seat, "keep or give")
+            if seat != self.turn_seat:
+                self._check_seat(seat, self.turn_seat, "keep or give")
             self._on_divide(seat, action)
         else:  # pragma: no cover - every stage is handled above
             raise IllegalAction(f"nothing to do in stage {stage}")
@@ -875,7 +882,8 @@ class KuhhandelGame(Game):
         self._log.append((_closed_event, self.high, self.high_bidder))
 
     def _on_sell_or_buy(self, seat: int, action: A.Action) -> None:
-        self._expect(action, A.Sell, A.Buy)
+        if not isinstance(action, (A.Sell, A.Buy)):
+            self._expect(action, A.Sell, A.Buy)
         auctioneer = self.turn_seat
         if isinstance(action, A.Buy):
             if auctioneer in self.caps and self._purse[auctioneer] < self.high:
@@ -903,7 +911,8 @@ class KuhhandelGame(Game):
         self._open_auction()
 
     def _on_pay(self, seat: int, action: A.Action) -> None:
-        self._expect(action, A.Pay)
+        if not isinstance(action, A.Pay):
+            self._expect(action, A.Pay)
         assert isinstance(action, A.Pay)
         left = self._own_notes(seat, action.notes)
         if self.pay_reason == "pedigree":
@@ -984,7 +993,8 @@ class KuhhandelGame(Game):
         )
 
     def _on_offer(self, seat: int, action: A.Action) -> None:
-        self._expect(action, A.Offer)
+        if not isinstance(action, A.Offer):
+            self._expect(action, A.Offer)
         assert isinstance(action, A.Offer)
         self._own_notes(seat, action.notes)
         self.offer = action.notes
@@ -992,7 +1002,8 @@ class KuhhandelGame(Game):
         self._log.append((_seat_count_event, "offer", seat, len(action.notes)))
 
     def _on_respond(self, seat: int, action: A.Action) -> None:
-        self._expect(action, A.Accept, A.Counter)
+        if not isinstance(action, (A.Accept, A.Counter)):
+            self._expect(action, A.Accept, A.Counter)
         offer = self.offer or ()
         c, o = self.challenger, self.opponent
         c_left = self._own_notes(c, offer)

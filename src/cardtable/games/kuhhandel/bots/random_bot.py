@@ -48,9 +48,12 @@ class RandomBot:
             return bid
         if kind == "turn":
             choices: tuple[A.Action, ...] = request.choices or ()
-            if choices[0] is _AUCTION and len(choices) > 1:
-                return _AUCTION if rng.random() < 0.5 else rng.choice(choices[1:])
-            return rng.choice(choices)
+            n = len(choices)
+            if choices[0] is _AUCTION and n > 1:
+                if rng.random() < 0.5:
+                    return _AUCTION
+                return choices[1 + _below(rng, n - 1)]  # rng.choice(choices[1:])
+            return choices[_below(rng, n)]  # rng.choice(choices)
         if kind in _MONEY_KINDS:
             return self._money(request, info)
         assert request.choices, f"no choices for {kind!r}"
@@ -78,6 +81,17 @@ class RandomBot:
         if not wallet or rng.random() < 0.3:  # rat
             return A.TAKE_RAT
         return A.PlaceNote(rng.choice(wallet))
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """``rng._randbelow(n)`` of ``random.Random``, the draw behind ``choice`` (n > 0)."""
+    if type(rng) is not random.Random:
+        return rng.randrange(n)
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
 
 
 def _random_notes(wallet: list[int], rng: random.Random) -> tuple[int, ...]:

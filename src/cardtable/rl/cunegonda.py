@@ -68,7 +68,7 @@ class CunegondaCodec(Codec):
         self._views: dict[int | None, _SeatView] = {}
         self._plays: dict[Any, dict[int, Any]] = {}
         self._play_masks: dict[Any, np.ndarray] = {}
-        self._followers: dict[int, _Follower] = {}
+        self._follower: _Follower | None = None
 
     def new_draft(self, request: Request | None) -> Draft:
         # Only a pass is built in steps; a play needs no per-card counts.
@@ -177,107 +177,171 @@ class CunegondaCodec(Codec):
     def follow(
         self, game: Any, seat: int, request: Request | None, draft: Draft | None
     ) -> np.ndarray | None:
-        # Within the play of a round the seat's vector moves only by public events, ``play``
-        # and ``trick``; anything else (the pass, a round's end) goes through its observation.
-        f = self._followers.get(seat)
+        # Every seat's vector is kept up to date from the events, each event read once for all
+        # seats (see :class:`_Follower`); then the features of the moment go on a copy.
+        f = self._follower
         if f is None or f.game is not game:
-            f = self._followers[seat] = _Follower(game, seat)
+            f = self._follower = _Follower(game)
         events = game.events(f.cursor)
         if events:
             f.cursor += len(events)
-            if f.vector is None or not f.fold(events):
-                f.vector = None
-                return None
-        elif f.vector is None:
+            f.fold(events)
+        if not f.ready[seat]:
             return None
-        out = f.vector.copy()
+        out = f.vectors[seat].copy()
         w: Any = out.data
         if request is not None:
             w[_KIND if request.kind == "pass" else _KIND + 1] = 1.0
-        r = f.lead
         trick = f.trick
         if trick:
             for c in trick:
                 w[_TRICK + c] = 1.0
             w[_LED + trick[0] // 13] = 1.0
             w[_SCALARS] = len(trick) / SEATS
-        w[_LEADER + r] = 1.0
+        w[_LEADER + (f.leader - seat) % SEATS] = 1.0
+        if f.passing:
+            if draft is not None and draft.count:
+                chosen = draft.chosen
+                for c in f.dealt[seat]:
+                    if chosen[c]:
+                        w[_DRAFT + c] = 1.0
+            passes = f.chosen
+            for q in range(SEATS):
+                if passes[q]:
+                    w[_CHOSEN + (q - seat) % SEATS] = 1.0
         return out
-
-    def synced(self, game: Any, seat: int, obs: Any) -> None:
-        f = self._followers.get(seat)
-        if f is None or f.game is not game or obs.phase != "play":
-            return
-        # the seat's view was just brought up to ``obs`` by encode: go on from it
-        view = self._views[obs.seat]
-        me = view.me
-        f.vector = v = view.vector.copy()
-        w: Any = v.data
-        f.w = w
-        lead = obs.leader
-        r = (lead - me) % SEATS
-        for c in obs.trick:
-            w[_PLAYED_AT[r] + c] = 1.0
-            if r % SEATS == 0:
-                w[_HAND + c] = 0.0
-            r += 1
-        f.lead = (lead - me) % SEATS
-        f.trick = list(obs.trick)
-        f.points = list(obs.round_points)
-        f.k = len(obs.tricks)
 
 
 #: The card of each name, as the engine writes them in its events.
 _CARD = {name: c for c, name in enumerate(NAMES)}
+#: ``_PLAYED_BY[p][s]``: where the block of seat ``p`` starts in the vector of seat ``s``.
+_PLAYED_BY = [[_PLAYED + ((p - s) % SEATS) * DECK_SIZE for s in range(SEATS)] for p in range(SEATS)]
+_ZERO = np.zeros(OBS_SIZE, dtype=np.float32)
 
 
 class _Follower:
-    """One seat's vector during the play of a round, moved on by the ``play`` and ``trick``
-    events: it holds everything but the kind and the current trick, which
-    :meth:`CunegondaCodec.follow` writes on a copy. ``vector`` is ``None`` while the seat's
-    observation is needed (before the play, after the round)."""
+    """Every seat's vector of one game, moved on by the game's events (each seat's vector only
+    by the events that seat sees), without the features of the moment (kind, draft, current
+    trick, leader, chosen passes): :meth:`CunegondaCodec.follow` writes those on a copy.
 
-    __slots__ = ("cursor", "game", "k", "lead", "me", "points", "trick", "vector", "w")
+    ``ready[s]`` is ``False`` where the events do not say what the observation shows: between
+    a seat's own choice of its pass and the exchange (the ``pass_chosen`` event names no cards),
+    and for good after an event it does not know (an abort): the seat's observation is then
+    encoded instead.
+    """
 
-    def __init__(self, game: Any, me: int) -> None:
+    __slots__ = (
+        "chosen",
+        "cursor",
+        "dealt",
+        "game",
+        "k",
+        "leader",
+        "passing",
+        "points",
+        "ready",
+        "totals",
+        "trick",
+        "vectors",
+        "writers",
+    )
+
+    def __init__(self, game: Any) -> None:
         self.game = game
-        self.me = me
         self.cursor = 0
-        self.vector: np.ndarray | None = None
-        self.w: Any = None
+        self.vectors = [_ZERO.copy() for _ in range(SEATS)]
+        self.writers: list[Any] = [v.data for v in self.vectors]
+        self.ready = [False] * SEATS  # until the first round starts
+        self.dealt: list[tuple[int, ...]] = [()] * SEATS
+        self.chosen = [False] * SEATS
+        self.passing = True
         self.trick: list[int] = []
-        self.lead = 0  # the leader of the current trick, relative to me
-        self.points: list[int] = []
+        self.leader = 0
+        self.points = [0] * SEATS
+        self.totals = [0] * SEATS
         self.k = 0
 
-    def fold(self, events: Any) -> bool:
-        """Fold the new events in; ``False`` at anything but a play or a finished trick."""
-        w = self.w
-        me = self.me
+    def fold(self, events: Any) -> None:
+        ws = self.writers
         for ev in events:
             kind = ev.kind
             data = ev.data
             if kind == "play":
+                p = data["seat"]
                 c = _CARD[data["card"]]
-                trick = self.trick
-                r = self.lead + len(trick)
-                w[_PLAYED_AT[r] + c] = 1.0
-                if r % SEATS == 0:  # my own card leaves my hand
-                    w[_HAND + c] = 0.0
-                trick.append(c)
+                at = _PLAYED_BY[p]
+                ws[0][at[0] + c] = 1.0
+                ws[1][at[1] + c] = 1.0
+                ws[2][at[2] + c] = 1.0
+                ws[3][at[3] + c] = 1.0
+                ws[p][_HAND + c] = 0.0
+                self.trick.append(c)
             elif kind == "trick":
                 winner = data["winner"]
                 points = self.points
                 points[winner] += data["value"]
-                rel = (winner - me) % SEATS
-                w[_POINTS + rel] = points[winner] / 26
+                value = points[winner] / 26
                 self.k += 1
-                w[_SCALARS + 2] = self.k / 13
+                progress = self.k / 13
+                for s in range(SEATS):
+                    w = ws[s]
+                    w[_POINTS + (winner - s) % SEATS] = value
+                    w[_SCALARS + 2] = progress
                 self.trick = []
-                self.lead = rel
-            else:
-                return False
-        return True
+                self.leader = winner
+            elif kind == "pass_chosen":
+                q = data["seat"]
+                self.chosen[q] = True
+                self.ready[q] = False  # its pass shows in its observation, not in an event
+                if all(self.chosen):
+                    self.passing = False  # the exchange follows at once
+            elif kind == "pass":
+                q, to = data["seat"], data["to"]
+                w, r = ws[q], ws[to]
+                for c in [_CARD[n] for n in data["cards"]]:
+                    w[_HAND + c] = 0.0
+                    w[_PASSED + c] = 1.0
+                    r[_RECEIVED + c] = 1.0
+                    r[_HAND + c] = 1.0
+                self.ready[q] = True
+            elif kind == "deal":
+                q = data["seat"]
+                dealt = self.dealt[q] = tuple(_CARD[n] for n in data["cards"])
+                w = ws[q]
+                for c in dealt:
+                    w[_HAND + c] = 1.0
+            elif kind == "round_start":
+                self._start(data["round"], data["rounds"], data["leader"])
+                ws = self.writers
+            elif kind == "round_end":
+                totals = self.totals = list(data["totals"])
+                for s in range(SEATS):
+                    w = ws[s]
+                    for r in range(SEATS):
+                        w[_TOTALS + r] = totals[(s + r) % SEATS] / 100
+            elif kind in ("moon", "match_end"):
+                pass  # nothing of the vector changes
+            else:  # an abort (or an event this follower does not know)
+                self.ready = [False] * SEATS
+                self.cursor = 1 << 62  # and never again: the observations take over
+
+    def _start(self, round_index: int, rounds: int, leader: int) -> None:
+        self.vectors = [_ZERO.copy() for _ in range(SEATS)]
+        ws = self.writers = [v.data for v in self.vectors]
+        totals = self.totals
+        for s in range(SEATS):
+            w = ws[s]
+            w[_SCALARS + 1] = round_index / rounds
+            for r in range(SEATS):
+                w[_TOTALS + r] = totals[(s + r) % SEATS] / 100
+        self.ready = [True] * SEATS
+        self.dealt = [()] * SEATS
+        self.chosen = [False] * SEATS
+        self.passing = True
+        self.trick = []
+        self.leader = leader
+        self.points = [0] * SEATS
+        self.k = 0
 
 
 #: The options of a pass: a card added to it, or the third card, which hands it over.

@@ -28,10 +28,12 @@ class MatchLog:
 
 
 def start_agents(game: Game, agents: Sequence[Agent], names: Sequence[str] = ()) -> None:
-    rules = game.rules_json()
+    rules: dict[str, Any] | None = None  # built only if some agent has a start()
     for seat, agent in enumerate(agents):
         start = getattr(agent, "start", None)
         if start is not None:
+            if rules is None:
+                rules = game.rules_json()
             start(seat, GameInfo(game.name, rules, game.seats, seat, tuple(names)))
 
 

@@ -24,6 +24,7 @@ seed from the last one given. ``render()`` returns the new events in words (``re
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -130,6 +131,13 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             self.truncations[agent],
             self.infos[agent],
         )
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """The agent to act, until every agent is done (as :meth:`AECEnv.agent_iter`, a
+        generator: it runs on every step)."""
+        while self.agents and max_iter > 0:
+            max_iter -= 1
+            yield self.agent_selection
 
     def action_mask(self) -> np.ndarray:
         """The mask of the agent choosing now (the same as in its observation)."""

@@ -156,6 +156,11 @@ class Codec(ABC):
         calls :meth:`synced`. Always equal to :meth:`encode` of ``game.observe(seat)``."""
         return None
 
+    def stand_in(self, game: Any, seat: int) -> Any | None:
+        """What :meth:`options`, :meth:`choose` and :meth:`mask` may read for ``seat`` now in
+        place of its observation (kept up by :meth:`follow`), or ``None``: the observation."""
+        return None
+
     def synced(self, game: Any, seat: int, obs: Any) -> None:
         """``obs`` is ``game.observe(seat)`` now, just encoded: :meth:`follow` may go on from it."""
         return None

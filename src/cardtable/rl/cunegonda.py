@@ -16,7 +16,7 @@ seat; which seats have chosen their pass; round and trick progress. Only the sea
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -211,6 +211,23 @@ class CunegondaCodec(Codec):
                     w[_CHOSEN + (q - seat) % SEATS] = 1.0
         return out
 
+    def stand_in(self, game: Any, seat: int) -> Any | None:
+        # while passing, the options read only the hand: the follower's dealt cards
+        f = self._follower
+        if f is None or f.game is not game:
+            return None
+        events = game.events(f.cursor)
+        if events:
+            f.cursor += len(events)
+            f.fold(events)
+        return f.hands[seat] if f.passing and f.ready[seat] else None
+
+
+class _Hand(NamedTuple):
+    """A seat's dealt hand, all the options of a pass read of its observation."""
+
+    hand: tuple[int, ...]
+
 
 #: The card of each name, as the engine writes them in its events.
 _CARD = {name: c for c, name in enumerate(NAMES)}
@@ -235,6 +252,7 @@ class _Follower:
         "cursor",
         "dealt",
         "game",
+        "hands",
         "k",
         "leader",
         "passing",
@@ -253,6 +271,7 @@ class _Follower:
         self.writers: list[Any] = [v.data for v in self.vectors]
         self.ready = [False] * SEATS  # until the first round starts
         self.dealt: list[tuple[int, ...]] = [()] * SEATS
+        self.hands = [_Hand(())] * SEATS
         self.chosen = [False] * SEATS
         self.passing = True
         self.trick: list[int] = []
@@ -307,6 +326,7 @@ class _Follower:
             elif kind == "deal":
                 q = data["seat"]
                 dealt = self.dealt[q] = tuple(_CARD[n] for n in data["cards"])
+                self.hands[q] = _Hand(dealt)
                 w = ws[q]
                 for c in dealt:
                     w[_HAND + c] = 1.0
@@ -336,6 +356,7 @@ class _Follower:
                 w[_TOTALS + r] = totals[(s + r) % SEATS] / 100
         self.ready = [True] * SEATS
         self.dealt = [()] * SEATS
+        self.hands = [_Hand(())] * SEATS
         self.chosen = [False] * SEATS
         self.passing = True
         self.trick = []

@@ -120,7 +120,7 @@ class Table:
         if req is None or draft is None:
             return {"observation": vector, "action_mask": self._no_mask.copy()}
         if obs is None and req.kind not in codec.blind_kinds:
-            obs = self._obs[seat] = game.observe(seat)
+            obs = self._options_view(seat)
         return {"observation": vector, "action_mask": codec.mask(obs, req, draft, wait=True)}
 
     def mask(self) -> np.ndarray:
@@ -128,8 +128,20 @@ class Table:
         request, draft = self.request, self.draft
         if request is None or draft is None:
             return self._no_mask.copy()
-        obs = None if request.kind in self.codec.blind_kinds else self.observation(self.seat)
+        obs = None if request.kind in self.codec.blind_kinds else self._options_view(self.seat)
         return self.codec.mask(obs, request, draft, wait=True)
+
+    def _options_view(self, seat: int) -> Any:
+        """What the codec reads to list the options of ``seat``: the codec's own stand-in where
+        it keeps one, else the seat's observation."""
+        obs = self._obs.get(seat)
+        if obs is None:
+            codec = self.codec
+            if codec.follows:
+                obs = codec.stand_in(self.game, seat)
+            if obs is None:
+                obs = self._obs[seat] = self.game.observe(seat)
+        return obs
 
     def step(self, index: Any) -> bool:
         """Apply the choosing seat's index; ``True`` when the engine received an action."""
@@ -139,9 +151,7 @@ class Table:
         seat = self.seat
         self.env_steps += 1
         codec = self.codec
-        obs = self._obs.get(seat)
-        if obs is None and request.kind not in codec.blind_kinds:
-            obs = self._obs[seat] = self.game.observe(seat)
+        obs = None if request.kind in codec.blind_kinds else self._options_view(seat)
         value = codec.choose(obs, request, draft, int(index), wait=True)
         if value is None:
             return False

@@ -152,17 +152,13 @@ class Codec(ABC):
     ) -> np.ndarray | None:
         """The vector of ``seat`` now, kept up to date from the events the seat sees since its
         last one (cheaper than building the engine's observation), or ``None`` when this codec
-        cannot follow the game from where it is: then the caller encodes the observation and
-        calls :meth:`synced`. Always equal to :meth:`encode` of ``game.observe(seat)``."""
+        cannot follow the game from where it is: then the caller encodes the observation.
+        Always equal to :meth:`encode` of ``game.observe(seat)``."""
         return None
 
     def stand_in(self, game: Any, seat: int) -> Any | None:
         """What :meth:`options`, :meth:`choose` and :meth:`mask` may read for ``seat`` now in
         place of its observation (kept up by :meth:`follow`), or ``None``: the observation."""
-        return None
-
-    def synced(self, game: Any, seat: int, obs: Any) -> None:
-        """``obs`` is ``game.observe(seat)`` now, just encoded: :meth:`follow` may go on from it."""
         return None
 
     # ------------------------------------------------------------------ generic

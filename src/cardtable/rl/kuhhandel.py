@@ -392,14 +392,15 @@ class KuhhandelCodec(Codec):
             self._last = (obs, request, base)
             out = base.copy()
         if draft is not None and draft.started:
+            w: Any = out.data  # single values cost less through a memoryview
             o = self._o_draft
             for i, c in enumerate(draft.chosen):
                 if c:
-                    out[o + i] = 0.2 * c
+                    w[o + i] = 0.2 * c
             o += self.n_notes
-            out[o] = draft.total * self._ms
-            out[o + 1] = (draft.limit + 1) / self.n_notes
-            out[o + 2] = max(draft.base, 0) * self._ms
+            w[o] = draft.total * self._ms
+            w[o + 1] = (draft.limit + 1) / self.n_notes
+            w[o + 2] = max(draft.base, 0) * self._ms
         return out
 
     def _holdings(self, obs: KuhhandelObservation) -> np.ndarray:
@@ -463,6 +464,7 @@ class KuhhandelCodec(Codec):
         n = self.seats
         ms = self._ms
         out = self._zeros.copy()
+        w: Any = out.data  # single values cost less through a memoryview
         if request is not None:
             kind = request.kind
             out[_KIND_INDEX[kind]] = 1.0
@@ -470,13 +472,13 @@ class KuhhandelCodec(Codec):
                 info = request.info or {}
                 cap = info.get("max")
                 o = self._o_bounds
-                out[o] = info["min"] * ms
-                out[o + 1] = (info["money"] if cap is None else cap) * ms
+                w[o] = info["min"] * ms
+                w[o + 1] = (info["money"] if cap is None else cap) * ms
         o = self._o_scalars
         if obs.end_phase:
-            out[o] = 1.0
-        out[o + 1] = obs.deck_size / self._deck
-        out[o + 2] = obs.turns * 0.01
+            w[o] = 1.0
+        w[o + 1] = obs.deck_size / self._deck
+        w[o + 2] = obs.turns * 0.01
         # Per-seat blocks are kept in seat order; seen from ``me`` they are rotated: the rows
         # of seats me … n-1 first, then 0 … me-1 (two slice copies).
         o, d = self._o_hold, self._o_drawn
@@ -495,63 +497,63 @@ class KuhhandelCodec(Codec):
         if auction is not None and auction.caps:
             for s, cap in auction.caps.items():
                 r = o + 4 * ((s - me) % n)
-                out[r + 2] = 1.0
-                out[r + 3] = cap * ms
+                w[r + 2] = 1.0
+                w[r + 3] = cap * ms
         out[self._o_money : self._o_auction] = self._money(obs)
         if auction is not None:
             o = self._o_auction
-            out[o] = 1.0
+            w[o] = 1.0
             for c in auction.lot:
-                out[o + 1 + c] += 1.0
+                w[o + 1 + c] = w[o + 1 + c] + 1.0
             o += 1 + self._cards
-            out[o] = auction.high * ms
-            out[o + 1] = auction.round * 0.1
+            w[o] = auction.high * ms
+            w[o + 1] = auction.round * 0.1
             hb = auction.high_bidder
             if hb is not None and hb >= 0:
-                out[o + 2 + (hb - me) % n] = 1.0
+                w[o + 2 + (hb - me) % n] = 1.0
         trade = obs.trade
         if trade is not None:
             o = self._o_trade
-            out[o] = 1.0
-            out[o + 1] = trade.cards * 0.25
+            w[o] = 1.0
+            w[o + 1] = trade.cards * 0.25
             if trade.offer_count is not None:
-                out[o + 2] = 0.1 * (trade.offer_count + 1)
+                w[o + 2] = 0.1 * (trade.offer_count + 1)
             if trade.again:
-                out[o + 3] = 1.0
+                w[o + 3] = 1.0
             if trade.my_offer is not None:
-                out[o + 4] = sum(trade.my_offer) * ms
+                w[o + 4] = sum(trade.my_offer) * ms
             o += 5
             if trade.challenger is not None and trade.challenger >= 0:
-                out[o + (trade.challenger - me) % n] = 1.0
+                w[o + (trade.challenger - me) % n] = 1.0
             if trade.opponent is not None and trade.opponent >= 0:
-                out[o + n + (trade.opponent - me) % n] = 1.0
-            out[o + 2 * n + trade.species] = 1.0
+                w[o + n + (trade.opponent - me) % n] = 1.0
+            w[o + 2 * n + trade.species] = 1.0
         pay = obs.payment
         if pay is not None:
             o = self._o_payment
-            out[o] = 1.0
+            w[o] = 1.0
             if pay["for"] == "pedigree":
-                out[o + 2] = pay["amount"] * 0.1
+                w[o + 2] = pay["amount"] * 0.1
             else:
-                out[o + 1] = pay["amount"] * ms
+                w[o + 1] = pay["amount"] * ms
             if pay["payer"] == me:
-                out[o + 3] = 1.0
+                w[o + 3] = 1.0
             payee = pay["payee"]
             if payee is not None and payee >= 0:
-                out[o + 4 + (payee - me) % n] = 1.0
+                w[o + 4 + (payee - me) % n] = 1.0
         cd = obs.countdown
         if cd is not None:
             o = self._o_countdown
-            out[o] = 1.0
-            out[o + 1] = len(cd["chosen"]) / n
-            out[o + 2] = 0.1 * (cd["count"] or 0)
-            out[o + 3] = 0.1 * (cd["my_claim"] or 0)
+            w[o] = 1.0
+            w[o + 1] = len(cd["chosen"]) / n
+            w[o + 2] = 0.1 * (cd["count"] or 0)
+            w[o + 3] = 0.1 * (cd["my_claim"] or 0)
             claimant = cd["claimant"]
             if claimant is not None and claimant >= 0:
-                out[o + 4 + (claimant - me) % n] = 1.0
+                w[o + 4 + (claimant - me) % n] = 1.0
             out[o + 4 + n + cd["card"] - self.n_species] = 1.0
         if obs.rat_pile is not None:
-            out[self._o_rat_pile] = 0.1 * (obs.rat_pile + 1)
+            w[self._o_rat_pile] = 0.1 * (obs.rat_pile + 1)
         if obs.peek is not None:
-            out[self._o_peek + obs.peek] = 1.0
+            w[self._o_peek + obs.peek] = 1.0
         return out

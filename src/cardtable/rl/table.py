@@ -115,8 +115,6 @@ class Table:
             if obs is None:
                 obs = self._obs[seat] = game.observe(seat)
             vector = codec.encode(obs, req, draft)
-            if codec.follows:
-                codec.synced(game, seat, obs)
         if req is None or draft is None:
             return {"observation": vector, "action_mask": self._no_mask.copy()}
         if obs is None and req.kind not in codec.blind_kinds:
@@ -151,7 +149,9 @@ class Table:
         seat = self.seat
         self.env_steps += 1
         codec = self.codec
-        obs = None if request.kind in codec.blind_kinds else self._options_view(seat)
+        obs = self._obs.get(seat)
+        if obs is None and request.kind not in codec.blind_kinds:
+            obs = self._options_view(seat)
         value = codec.choose(obs, request, draft, int(index), wait=True)
         if value is None:
             return False

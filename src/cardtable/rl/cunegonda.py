@@ -10,8 +10,11 @@ Observation vector (``float32``, 493 values for 4 seats; seats in relative order
 observing seat): request kind (pass, play); own hand; cards chosen for the pass so far; cards
 passed and received; for each seat, the cards it played this round; the current trick (its
 cards, leader, led suit, how many played); this round's trick points and the match totals per
-seat; which seats have chosen their pass; round and trick progress. Only the seat's
-:class:`~cardtable.games.cunegonda.observe.Observation` and its request are read.
+seat; which seats have chosen their pass; round and trick progress. :meth:`CunegondaCodec.encode`
+reads only the seat's :class:`~cardtable.games.cunegonda.observe.Observation` and its request;
+in the environments :meth:`CunegondaCodec.follow` gives the same vector from the events the seat
+sees (deal, pass, play, trick, round end), each read once for all seats, without building an
+observation per step.
 """
 
 from __future__ import annotations

@@ -273,6 +273,9 @@ class KuhhandelGame(Game):
         self._payouts = [s.payouts for s in rules.species]
         # The other seats in order from each seat's left (auctions, countdowns).
         self._orders = [[(t + i) % seats for i in range(1, seats)] for t in range(seats)]
+        # A pass as it goes into ``bids`` and into the log (immutable, so shared).
+        self._passed = [(s, 0) for s in range(seats)]
+        self._pass_logged = [(_seat_event, "pass", s) for s in range(seats)]
         self._event("start", {"seats": seats, "first": first, "deck": len(deck)})
         self._begin_turn()
 
@@ -423,12 +426,13 @@ class KuhhandelGame(Game):
             if self.stage is BID and self._rounds:  # the most frequent request by far
                 seat = self._order[self._ask]
                 high = self.high
+                caps = self.caps
                 info = {
                     "card": self.card,
                     "high": high,
                     "high_bidder": self.high_bidder,
                     "min": high + self._raise if high else self._raise,
-                    "max": self.caps.get(seat),
+                    "max": caps.get(seat) if caps else None,
                     "round": self.bid_round,
                     "money": self._purse[seat],
                 }
@@ -552,8 +556,8 @@ class KuhhandelGame(Game):
             kind = type(action)
             if (kind is _PASS or kind is _BID) and seat == self._order[self._ask]:
                 if kind is _PASS:
-                    self.bids.append((seat, 0))
-                    self._log.append((_seat_event, "pass", seat))
+                    self.bids.append(self._passed[seat])
+                    self._log.append(self._pass_logged[seat])
                 else:
                     self._take_bid(seat, action.amount)
                 # the next seat in order, unless that needs the full rules

@@ -35,13 +35,16 @@ class RandomBot:
         kind = request.kind
         info = request.info or {}
         if kind == "bid":
-            if rng.random() < 0.5 or info["min"] > info["money"]:
+            low = info["min"]
+            money = info["money"]
+            if rng.random() < 0.5 or low > money:
                 return _PASS
-            step = max(1, info["min"] - info["high"]) if info["high"] else info["min"]
-            amount = info["min"] + step * int(rng.random() * 4)
+            high = info["high"]
+            step = max(1, low - high) if high else low
+            amount = low + step * int(rng.random() * 4)
             cap = info["max"]
-            if amount > info["money"] or (cap is not None and amount > cap):
-                amount = info["min"]
+            if amount > money or (cap is not None and amount > cap):
+                amount = low
             bid = self._bids.get(amount)
             if bid is None:
                 bid = self._bids[amount] = A.Bid(amount)

@@ -161,3 +161,13 @@ def test_the_progress_rate_leaves_out_the_journals_games() -> None:
     progress.advance(20)
     line = progress.line(progress.started + 10)
     assert "80/100 games" in line and "2.0 games/s" in line and "10 s left" in line
+
+
+def test_the_report_rate_counts_only_the_games_played_now(tmp_path: Path) -> None:
+    journal = tmp_path / "t.jsonl"
+    run_tournament(plan(["heuristic", "random"], 4), journal=journal)
+    again = run_tournament(plan(["heuristic", "random"], 6), journal=journal)
+    assert again.resumed == 8 and again.played == 4
+    timing = again.to_json()["timing"]
+    assert timing["games_from_journal"] == 8
+    assert "(8 games from the journal)" in again.to_text()

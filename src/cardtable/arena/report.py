@@ -30,7 +30,14 @@ class Report:
     elapsed: float = 0.0
     jobs: int = 1
     backend: str = "process"
+    #: Games taken from a journal (played by an earlier run): not in this run's rate.
+    resumed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def played(self) -> int:
+        """Games played by this run."""
+        return self.plan.games - self.resumed
 
     # -- machines --------------------------------------------------------------------------------
 
@@ -52,7 +59,8 @@ class Report:
             "rating_note": self.rating_note or None,
             "timing": {
                 "elapsed_s": self.elapsed,
-                "games_per_s": plan.games / self.elapsed if self.elapsed > 0 else None,
+                "games_per_s": self.played / self.elapsed if self.elapsed > 0 else None,
+                "games_from_journal": self.resumed,
                 "jobs": self.jobs,
                 "backend": self.backend,
                 "entries": [
@@ -167,9 +175,10 @@ class Report:
             for row in self.rows
             if row.decisions
         )
-        rate = plan.games / self.elapsed if self.elapsed > 0 else 0.0
+        rate = self.played / self.elapsed if self.elapsed > 0 else 0.0
         where = f"{self.jobs} job(s), {self.backend} backend"
-        lines.append(f"{self.elapsed:.1f} s, {rate:.1f} games/s on {where}")
+        resumed = f" ({self.resumed} games from the journal)" if self.resumed else ""
+        lines.append(f"{self.elapsed:.1f} s, {rate:.1f} games/s on {where}{resumed}")
         if timing:
             lines.append(f"mean time per decision: {timing}")
         return "\n".join(lines) + "\n"

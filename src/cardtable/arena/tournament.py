@@ -96,4 +96,5 @@ def run_tournament(
         elapsed=time.monotonic() - started,
         jobs=jobs,
         backend=backend,
+        resumed=len(earlier),
     )

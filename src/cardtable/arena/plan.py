@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,23 +147,18 @@ def is_file_ref(ref: str) -> bool:
     return ":" in base or base.endswith(".py")
 
 
-def _with_options(ref: str, text: str) -> str:
-    """``text`` (a rewritten base reference) followed by ``ref``'s options, if it has any."""
-    base, options = split_bot_ref(ref)
-    return text + ref[len(base) :] if options else text
+def _rewrite_path(ref: str, change: Callable[[Path], str]) -> str:
+    """``ref`` with its bot file's path replaced by ``change(path)``; class and options kept."""
+    base, _options = split_bot_ref(ref)
+    if not is_file_ref(base):
+        return ref  # a registered name
+    path, sep, attr = base.rpartition(":") if ":" in base else (base, "", "")
+    return f"{change(Path(path))}{sep}{attr}{ref[len(base) :]}"
 
 
 def _absolute(ref: str) -> str:
-    if not is_file_ref(ref):
-        return ref
-    base, _options = split_bot_ref(ref)
-    path, sep, attr = base.rpartition(":") if ":" in base else (base, "", "")
-    return _with_options(ref, f"{Path(path).resolve()}{sep}{attr}")
+    return _rewrite_path(ref, lambda path: str(path.resolve()))
 
 
 def _short(ref: str) -> str:
-    if not is_file_ref(ref):
-        return ref
-    base, _options = split_bot_ref(ref)
-    path, sep, attr = base.rpartition(":") if ":" in base else (base, "", "")
-    return _with_options(ref, f"{Path(path).name}{sep}{attr}")
+    return _rewrite_path(ref, lambda path: path.name)

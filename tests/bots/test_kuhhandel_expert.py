@@ -238,3 +238,30 @@ def test_expert_claims_near_the_heuristics_count() -> None:
         for ev in game.events_for(0):
             bot.event(ev)
         assert bot.act(game.observe(0), req).count in allowed  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("preset", "seats", "budget"),
+    [("classic", 4, 32), ("competition", 5, 128), ("master", 4, 64), ("master-duel", 2, 32)],
+)
+def test_expert_budget_follows_the_rule_set_unless_given(
+    preset: str, seats: int, budget: int
+) -> None:
+    """Without ``iterations`` the budget is the rule set's (docs/strength.md); a given one wins."""
+    from cardtable.games.kuhhandel.bots.expert import RULES_ITERATIONS
+
+    assert RULES_ITERATIONS.get(preset, 32) == budget
+    game = new_game(PRESETS[preset], seats, 1)
+    info = GameInfo("kuhhandel", game.rules_json(), seats, 0, ())
+    default, given = ExpertBot(seed=1), ExpertBot(seed=1, iterations=8)
+    default.start(0, info)
+    given.start(0, info)
+    assert (default.iterations, given.iterations) == (budget, 8)
+    # Without a start() hook the first observation names the preset.
+    late = ExpertBot(seed=1)
+    late._ensure(game.observe(0))
+    assert late.iterations == budget
+    # The registry's name and options reach the same bot.
+    loaded = load_bot("kuhhandel", "expert", seed=1, iterations=16)
+    loaded.start(0, info)
+    assert loaded.iterations == 16

@@ -26,8 +26,11 @@ How it decides:
 5. **Trivial requests** (a single choice, paying, knocking, a bid it cannot afford) are answered
    at once without search.
 
-Budget: ``iterations`` playouts per decision, split over the candidates (default 32; at least
-``min_worlds`` worlds per search); with an iteration budget the bot is deterministic for a seed.
+Budget: ``iterations`` playouts per decision, split over the candidates (at least ``min_worlds``
+worlds per search); with an iteration budget the bot is deterministic for a seed. Without
+``iterations`` the budget follows the rule set (:data:`RULES_ITERATIONS`, else
+:data:`DEFAULT_ITERATIONS`): the most each preset affords within the server's limits of 50 ms mean
+and 400 ms max per decision on one core (docs/strength.md has the tables and timings).
 ``time_per_decision`` (seconds) samples worlds until that time is used instead (not
 reproducible). ``time_cap`` (default 0.3 s) ends any search early so that a slow machine never
 misses a server deadline.
@@ -48,6 +51,11 @@ from cardtable.games.kuhhandel.bots.sim import COINS, Model, Sim, pay_counts
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 
 DEFAULT_ITERATIONS = 32
+#: Default budget by rule-set name. Five-seat ``competition`` games are short for the expert (few
+#: decisions need a search), so 128 playouts stay near 10 ms per decision on average; ``master``
+#: affords 64. The duel stays at the default: its trading games run long (about 500 decisions)
+#: and at 64 playouts its mean decision time passed 50 ms.
+RULES_ITERATIONS: dict[str, int] = {"competition": 128, "master": 64}
 MONEY_FRACTIONS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
 TURN_TRADES = 5  # cow trades considered on a turn, by the heuristic's appeal
 #: Bonus per world for the heuristic's own answer: with a few playouts per candidate the best mean
@@ -64,7 +72,7 @@ class ExpertBot:
     def __init__(
         self,
         seed: int = 0,
-        iterations: int = DEFAULT_ITERATIONS,
+        iterations: int | None = None,
         time_per_decision: float | None = None,
         time_cap: float | None = 0.3,
         jump_bids: bool = False,
@@ -77,7 +85,9 @@ class ExpertBot:
         self.priors = priors
         self.claim_window = claim_window
         self.jump_bids = jump_bids
-        self.iterations = max(1, int(iterations))
+        #: ``None``: the budget follows the rule set (set by ``start`` or the first observation).
+        self.iterations_option = None if iterations is None else max(1, int(iterations))
+        self.iterations = self.iterations_option or DEFAULT_ITERATIONS
         self.time_per_decision = time_per_decision
         self.time_cap = time_cap
         self.heuristic = HeuristicBot(seed)
@@ -92,6 +102,7 @@ class ExpertBot:
     # ------------------------------------------------------------------ hooks
     def start(self, seat: int, info: Any) -> None:
         self.rules = dict(info.rules)
+        self._set_budget(str(self.rules.get("name", "")))
         self.heuristic.start(seat, info)
         self.model = Model(self.rules, info.seats)
         self.belief = Belief(self.model, seat)
@@ -106,10 +117,15 @@ class ExpertBot:
             from cardtable.games.kuhhandel.rules import PRESETS
 
             self.rules = PRESETS[obs.rules].to_json()
+            self._set_budget(obs.rules)
             self.heuristic.rules = dict(self.rules)
             self.model = Model(self.rules, obs.seats)
             self.belief = Belief(self.model, obs.seat or 0)
         return self.model, self.belief
+
+    def _set_budget(self, rules_name: str) -> None:
+        if self.iterations_option is None:
+            self.iterations = RULES_ITERATIONS.get(rules_name, DEFAULT_ITERATIONS)
 
     # ------------------------------------------------------------------ answers
     def act(self, obs: KuhhandelObservation, request: Request) -> A.Action:

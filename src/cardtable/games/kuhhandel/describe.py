@@ -5,6 +5,10 @@ from __future__ import annotations
 from cardtable.core.contract import Event
 
 
+def _notes(count: int) -> str:
+    return f"{count} {'note' if count == 1 else 'notes'}"
+
+
 def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
     """One line for people; an empty string for events not worth a line."""
     d = event.data
@@ -41,7 +45,7 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
     if k == "no_bid":
         return f"  Nobody bids: {who(d['seat'])} takes the {d['name']} for free."
     if k == "closed":
-        return f"  Going once, going twice: {d['high']} from {who(d['high_bidder'])}."
+        return f"  Going once, going twice, sold: {d['high']} from {who(d['high_bidder'])}."
     if k == "decision":
         if d.get("for") == "pedigree":
             what = "pre-empts and pays the claimant" if d["buy"] else "lets the claimant have it"
@@ -53,7 +57,7 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
             "the auction is repeated."
         )
     if k == "payment":
-        return f"  {who(d['from'])} pays {who(d['to'])} {d['count']} notes for {d['amount']}."
+        return f"  {who(d['from'])} pays {who(d['to'])} {_notes(d['count'])} for {d['amount']}."
     if k == "payment_notes":
         return f"  (notes: {d['notes']})"
     if k == "card":
@@ -64,11 +68,11 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
             f"{d['cards']} {d['name']}."
         )
     if k == "offer":
-        return f"  {who(d['seat'])} offers {d['count']} notes face down."
+        return f"  {who(d['seat'])} offers {_notes(d['count'])} face down."
     if k == "accept":
         return f"  {who(d['seat'])} accepts."
     if k == "counter":
-        return f"  {who(d['seat'])} counters with {d['count']} notes."
+        return f"  {who(d['seat'])} counters with {_notes(d['count'])}."
     if k == "tie":
         return "  A tie! The offers are exchanged and the challenger offers again."
     if k == "tie_notes":
@@ -91,11 +95,11 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
     if k == "rat":
         return f"A rat! Starting left of {who(d['seat'])}, each takes it or places a note."
     if k == "rat_note":
-        return f"  {who(d['seat'])} places a note beside the rat ({d['count']} there)."
+        return f"  {who(d['seat'])} places a note beside the rat ({_notes(d['count'])} there)."
     if k == "rat_note_value":
-        return f"  (you placed {d['note']})"
+        return f"  ({who(d['seat'])} placed {d['note']})"
     if k == "rat_taken":
-        return f"  {who(d['seat'])} takes the rat and {d['count']} notes."
+        return f"  {who(d['seat'])} takes the rat and {_notes(d['count'])}."
     if k == "rat_notes":
         return f"  (the notes: {d['notes']})"
     if k == "super_trade":
@@ -103,7 +107,7 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
     if k == "divide":
         return f"{who(d['seat'])} looks at the top card to divide it."
     if k == "peek":
-        return f"  (it is the {d['name']})"
+        return f"  ({who(d['seat'])} sees the {d['name']})"
     if k == "divided":
         return f"  {who(d['seat'])} {'keeps it' if d['keep'] else 'gives it away'}."
     if k == "end":

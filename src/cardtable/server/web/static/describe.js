@@ -1,5 +1,6 @@
 // Plain-words lines for events, the same words as the engines' describe.py modules
-// (cardtable/games/kuhhandel/describe.py and cardtable/games/cunegonda/describe.py).
+// (cardtable/games/kuhhandel/describe.py and cardtable/games/cunegonda/describe.py);
+// tests/web/test_describe_mirror.py runs this file in Node.js on real games and checks every line.
 
 export function describe(game, event, names) {
   return game === "cunegonda" ? describeCunegonda(event, names) : describeKuhhandel(event, names);

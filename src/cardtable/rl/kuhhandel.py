@@ -68,6 +68,7 @@ import numpy as np
 
 from cardtable.core.contract import Request
 from cardtable.games.kuhhandel import actions as A
+from cardtable.games.kuhhandel import stages as ST
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 from cardtable.games.kuhhandel.rules import RuleSet
 from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step
@@ -136,6 +137,9 @@ class KuhhandelCodec(Codec):
     """The action space and observation encoding for one rule set and seat count."""
 
     game = "kuhhandel"
+    # Options, choices and answers read only the request and the draft.
+    blind_kinds = frozenset(KINDS)
+    follows = True
 
     def __init__(self, rules: RuleSet, seats: int, *, overbid: bool = False) -> None:
         super().__init__()
@@ -174,8 +178,10 @@ class KuhhandelCodec(Codec):
         self._seats_key: tuple[Any, ...] = ()
         self._seats_abs = np.zeros(0, dtype=np.float32)
         self._money_cache: dict[Any, np.ndarray] = {}
+        self._counts_cache: dict[Any, np.ndarray] = {}
         self._layout()
         self._last: tuple[Any, Any, np.ndarray] = (None, None, self._zeros)
+        self._follower: _Follower | None = None
 
     # ------------------------------------------------------------------ actions
     def new_draft(self, request: Request | None) -> Draft:
@@ -392,15 +398,45 @@ class KuhhandelCodec(Codec):
             self._last = (obs, request, base)
             out = base.copy()
         if draft is not None and draft.started:
-            w: Any = out.data  # single values cost less through a memoryview
-            o = self._o_draft
-            for i, c in enumerate(draft.chosen):
-                if c:
-                    w[o + i] = 0.2 * c
-            o += self.n_notes
-            w[o] = draft.total * self._ms
-            w[o + 1] = (draft.limit + 1) / self.n_notes
-            w[o + 2] = max(draft.base, 0) * self._ms
+            self._write_draft(out.data, draft)  # single values cost less through a memoryview
+        return out
+
+    def _write_draft(self, w: Any, draft: Draft) -> None:
+        o = self._o_draft
+        for i, c in enumerate(draft.chosen):
+            if c:
+                w[o + i] = 0.2 * c
+        o += self.n_notes
+        w[o] = draft.total * self._ms
+        w[o + 1] = (draft.limit + 1) / self.n_notes
+        w[o + 2] = max(draft.base, 0) * self._ms
+
+    def follow(
+        self, game: Any, seat: int, request: Request | None, draft: Draft | None
+    ) -> np.ndarray | None:
+        # The seat's slow blocks come from the follower (kept up from the events, see
+        # :class:`_Follower`); the features of the moment are written on a copy.
+        f = self._follower
+        if f is None or f.game is not game:
+            f = self._follower = _Follower(self, game)
+        events = game.events(f.cursor)
+        if events:
+            f.cursor += len(events)
+            f.fold(events)
+        out = f.bases[seat].copy()
+        w: Any = out.data
+        if request is not None:
+            kind = request.kind
+            w[_KIND_INDEX[kind]] = 1.0
+            if kind == "bid":
+                info = request.info or {}
+                cap = info.get("max")
+                o = self._o_bounds
+                w[o] = info["min"] * self._ms
+                w[o + 1] = (info["money"] if cap is None else cap) * self._ms
+        f.moment(w, seat)
+        if draft is not None and draft.started:
+            self._write_draft(w, draft)
         return out
 
     def _holdings(self, obs: KuhhandelObservation) -> np.ndarray:
@@ -456,6 +492,33 @@ class KuhhandelCodec(Codec):
         if len(self._money_cache) > 4096:
             self._money_cache.clear()
         block = self._money_cache[key] = np.array(out, dtype=np.float32)
+        return block
+
+    def _money_block(
+        self,
+        counts: tuple[int, ...],
+        bank: tuple[int, ...] | None,
+        reserve: tuple[int, ...] | None,
+    ) -> np.ndarray:
+        """The block of :meth:`_money` from the seat's counts per note value (shared: read it,
+        never change it)."""
+        key = (counts, bank, reserve)
+        block = self._counts_cache.get(key)
+        if block is not None:
+            return block
+        D = self.n_notes
+        out = [0.0] * (3 * D + 1)
+        for i, c in enumerate(counts):
+            if c:
+                out[i] = 0.2 * c
+        out[D] = sum(c * v for c, v in zip(counts, self.notes, strict=True)) * self._ms
+        if bank is not None:
+            out[D + 1 : 2 * D + 1] = [0.1 * c for c in bank]
+        if reserve is not None:
+            out[2 * D + 1 :] = [0.1 * c for c in reserve]
+        if len(self._counts_cache) > 4096:
+            self._counts_cache.clear()
+        block = self._counts_cache[key] = np.array(out, dtype=np.float32)
         return block
 
     def _encode_base(self, obs: KuhhandelObservation, request: Request | None) -> np.ndarray:
@@ -557,3 +620,316 @@ class KuhhandelCodec(Codec):
         if obs.peek is not None:
             w[self._o_peek + obs.peek] = 1.0
         return out
+
+
+# What each event kind changes of the blocks the follower keeps (everything else is the state of
+# the moment, read at every step): nothing, the scalars (end phase, deck, turns, whose turn), a
+# drawn card, a card given to a seat, a cow trade (cards and the two wallets), a rat taken (its
+# rats and wallet), notes between two seats, a seat's notes, a payout (every wallet and the bank).
+_QUIET, _SCALARS, _DRAWN, _CARD, _TRADE, _RAT_TAKEN, _PAIR, _SEAT, _PAYOUT = range(9)
+_CHANGES: dict[str, int] = {
+    **dict.fromkeys(
+        (
+            "bid",
+            "pass",
+            "knock",
+            "auction",
+            "closed",
+            "decision",
+            "exposed",
+            "challenge",
+            "offer",
+            "accept",
+            "counter",
+            "countdown",
+            "claim_chosen",
+            "claimed",
+            "no_claim",
+            "no_bid",
+            "rat",
+            "divided",
+            "peek",
+            "super_trade",
+            "wallets",
+        ),
+        _QUIET,
+    ),
+    **dict.fromkeys(("turn", "skip", "end_phase", "end", "divide"), _SCALARS),
+    **dict.fromkeys(("draw", "laid"), _DRAWN),
+    "card": _CARD,
+    "trade": _TRADE,
+    "rat_taken": _RAT_TAKEN,
+    **dict.fromkeys(("payment", "payment_notes"), _PAIR),
+    **dict.fromkeys(("trade_notes", "tie", "tie_notes"), _PAIR),
+    **dict.fromkeys(("rat_note", "rat_note_value", "rat_notes"), _SEAT),
+    "payout": _PAYOUT,
+}
+#: The two seats of a :data:`_PAIR` event, by kind.
+_PAIR_KEYS = {
+    "payment": ("from", "to"),
+    "payment_notes": ("from", "to"),
+    "trade_notes": ("challenger", "opponent"),
+    "tie": ("challenger", "opponent"),
+    "tie_notes": ("challenger", "opponent"),
+}
+
+
+class _Follower:
+    """Every seat's vector of one game without the features of the moment (request, draft,
+    auction, cow trade, payment, countdown, rat pile, peeked card, caps), kept up to date.
+
+    Each event says what changed and for whom (:data:`_CHANGES`): a card given to a seat, the
+    notes of two seats...; the new value is then read once from the engine's state and written
+    into the vector of every seat. An event of a kind not known here has every vector rebuilt
+    from the state. The features of the moment are read from the engine's state at every step
+    (:meth:`moment`). Every read of the engine's state is in this class; it reads what
+    :func:`~cardtable.games.kuhhandel.observe.observe` shows the seat and nothing else (of the
+    private data, only the seat's own notes, its own offer and claim, the card it peeked at), and
+    ``tests/rl`` check the vectors against :meth:`KuhhandelCodec.encode` of the observation.
+    """
+
+    __slots__ = (
+        "bank",
+        "bases",
+        "codec",
+        "cursor",
+        "game",
+        "hold_at",
+        "reserve",
+        "row_at",
+        "turn_seat",
+        "writers",
+    )
+
+    def __init__(self, codec: KuhhandelCodec, game: Any) -> None:
+        self.codec = codec
+        self.game = game
+        self.cursor = len(game.events())
+        n = codec.seats
+        self.bases = [codec._zeros.copy() for _ in range(n)]
+        self.writers: list[Any] = [b.data for b in self.bases]
+        # Where the row of seat ``s`` starts in the vector of seat ``me``: ``[s][me]``.
+        width = codec._hold_width
+        self.hold_at = [[codec._o_hold + (s - me) % n * width for me in range(n)] for s in range(n)]
+        self.row_at = [[codec._o_seats + 4 * ((s - me) % n) for me in range(n)] for s in range(n)]
+        self.turn_seat = -1
+        self.bank: tuple[int, ...] | None = None
+        self.reserve: tuple[int, ...] | None = None
+        self._rebuild()
+
+    def fold(self, events: Any) -> None:
+        """Bring every seat's vector up to date with ``events`` (the new ones, in order)."""
+        g = self.game
+        scalars = payout = False
+        seats: list[int] = []  # whose notes changed
+        for ev in events:
+            kind = ev[0]
+            what = _CHANGES.get(kind)
+            if not what:
+                if what is None:  # an event this follower does not know: read everything
+                    self._rebuild()
+                    return
+                continue
+            data = ev[1]
+            if what == _PAIR:
+                a, b = _PAIR_KEYS[kind]
+                for s in (data[a], data[b]):
+                    if s not in seats:
+                        seats.append(s)
+            elif what == _SCALARS:
+                scalars = True
+            elif what == _CARD:
+                self._card(data["seat"], data["card"])
+            elif what == _DRAWN:
+                scalars = True
+                card = data["card"]
+                if card < self.codec.n_species:
+                    value = g.drawn[card] * self.codec._inv_size[card]
+                    o = self.codec._o_drawn + card
+                    for w in self.writers:
+                        w[o] = value
+            elif what == _TRADE:
+                c, o, k = data["challenger"], data["opponent"], data["species"]
+                self._card(c, k, trade=True)
+                self._card(o, k, trade=True)
+                for s in (c, o):
+                    if s not in seats:
+                        seats.append(s)
+            elif what in (_SEAT, _RAT_TAKEN):
+                s = data["seat"]
+                if what == _RAT_TAKEN:
+                    self._card(s, 2 * self.codec.n_species)
+                if s not in seats:
+                    seats.append(s)
+            else:  # _PAYOUT
+                payout = True
+        if scalars:
+            self._scalars()
+        if payout:
+            self._bank()
+            seats = list(range(self.codec.seats))
+        for s in seats:
+            self._wallet(s)
+
+    # ------------------------------------------------------------------ engine state, read here
+    def _rebuild(self) -> None:
+        """Every seat's kept blocks from the engine's state."""
+        c, g = self.codec, self.game
+        n, S = c.seats, c.n_species
+        for b in self.bases:
+            b[:] = 0.0
+        for s in range(n):
+            for k in range(S):
+                self._card(s, k)
+            for p in g.pedigrees[s]:
+                self._card(s, S + p)
+            self._card(s, 2 * S)
+        for k in range(S):
+            value = g.drawn[k] * c._inv_size[k]
+            for w in self.writers:
+                w[c._o_drawn + k] = value
+        self.turn_seat = -1
+        self._scalars()
+        self._bank()
+        for s in range(n):
+            self._wallet(s)
+
+    def _scalars(self) -> None:
+        """End phase, cards left in the deck, turns, whose turn it is."""
+        c, g = self.codec, self.game
+        o = c._o_scalars
+        end_phase = 1.0 if g.end_phase else 0.0
+        deck = len(g.deck) / c._deck
+        turns = g.turns * 0.01
+        for w in self.writers:
+            w[o] = end_phase
+            w[o + 1] = deck
+            w[o + 2] = turns
+        turn, old = g.turn_seat, self.turn_seat
+        if turn != old:
+            for me, w in enumerate(self.writers):
+                if old >= 0:
+                    w[self.row_at[old][me] + 1] = 0.0
+                if 0 <= turn < c.seats:
+                    w[self.row_at[turn][me] + 1] = 1.0
+            self.turn_seat = turn
+
+    def _card(self, s: int, card: int, *, trade: bool = False) -> None:
+        """The holding of seat ``s`` that ``card`` adds to (a species, a pedigree, the rats;
+        ``trade``: ``card`` is a traded species, the rats when it is ``n_species``)."""
+        c, g = self.codec, self.game
+        S = c.n_species
+        if card < S:
+            col, value = card, g.herds[s][card] * c._inv_size[card]
+        elif card == 2 * S or (trade and card == S):
+            col, value = 2 * S, g.rats[s] * c._rats
+        else:  # a pedigree: kept for good
+            col, value = card, 1.0
+        for me, w in enumerate(self.writers):
+            w[self.hold_at[s][me] + col] = value
+
+    def _bank(self) -> None:
+        g = self.game
+        self.bank = None if g.bank is None or g.rules.duel else tuple(g.bank)
+        self.reserve = None if g.reserve is None else tuple(g.reserve)
+
+    def _wallet(self, s: int) -> None:
+        """Seat ``s``'s note count (public, in every vector) and its own notes (its own)."""
+        c = self.codec
+        wallet = self.game.wallets[s]
+        value = sum(wallet) * 0.1
+        for me, w in enumerate(self.writers):
+            w[self.row_at[s][me]] = value
+        self.bases[s][c._o_money : c._o_auction] = c._money_block(
+            tuple(wallet), self.bank, self.reserve
+        )
+
+    def moment(self, w: Any, me: int) -> None:
+        """Write the features of the moment as ``me`` sees them (as
+        :meth:`KuhhandelCodec._encode_base` does from the observation)."""
+        g = self.game
+        stage = g.stage
+        if stage is ST.TURN or stage is ST.OVER:
+            return
+        if stage is ST.BID or stage is ST.SELL_OR_BUY:
+            self._auction(w, me)
+        elif stage is ST.PAY:
+            reason = g.pay_reason
+            if reason == "auction":
+                self._auction(w, me)
+            elif reason == "pedigree":
+                self._countdown(w, me, stage)
+            c = self.codec
+            n, o = c.seats, c._o_payment
+            w[o] = 1.0
+            if reason == "pedigree":
+                w[o + 2] = g.amount * 0.1
+            else:
+                w[o + 1] = g.amount * c._ms
+            if g.payer == me:
+                w[o + 3] = 1.0
+            payee = g.payee
+            if payee >= 0:
+                w[o + 4 + (payee - me) % n] = 1.0
+        elif stage is ST.OFFER or stage is ST.RESPOND:
+            c = self.codec
+            n, o = c.seats, c._o_trade
+            w[o] = 1.0
+            w[o + 1] = g.stake * 0.25
+            offer = g.offer
+            challenger = g.challenger
+            if offer is not None:
+                w[o + 2] = 0.1 * (len(offer) + 1)
+                if me == challenger:  # its own offer: the only notes of a trade it may see
+                    w[o + 4] = sum(offer) * c._ms
+            if g.tie_rounds > 0:
+                w[o + 3] = 1.0
+            o += 5
+            if challenger >= 0:
+                w[o + (challenger - me) % n] = 1.0
+            opponent = g.opponent
+            if opponent >= 0:
+                w[o + n + (opponent - me) % n] = 1.0
+            w[o + 2 * n + g.trade_species] = 1.0
+        elif stage is ST.CLAIM or stage is ST.PREEMPT:
+            self._countdown(w, me, stage)
+        elif stage is ST.RAT:
+            w[self.codec._o_rat_pile] = 0.1 * (len(g.rat_pile) + 1)
+        elif stage is ST.DIVIDE and me == g.turn_seat:  # only the divider has seen the card
+            w[self.codec._o_peek + g.peek] = 1.0
+
+    def _auction(self, w: Any, me: int) -> None:
+        g, c = self.game, self.codec
+        n, ms = c.seats, c._ms
+        o = c._o_auction
+        w[o] = 1.0
+        for card in g.lot:
+            w[o + 1 + card] = w[o + 1 + card] + 1.0
+        o += 1 + c._cards
+        w[o] = g.high * ms
+        w[o + 1] = g.bid_round * 0.1
+        high_bidder = g.high_bidder
+        if high_bidder >= 0:
+            w[o + 2 + (high_bidder - me) % n] = 1.0
+        caps = g.caps
+        if caps:
+            o = c._o_seats
+            for s, cap in caps.items():
+                r = o + 4 * ((s - me) % n)
+                w[r + 2] = 1.0
+                w[r + 3] = cap * ms
+
+    def _countdown(self, w: Any, me: int, stage: str) -> None:
+        g, c = self.game, self.codec
+        n, o = c.seats, c._o_countdown
+        w[o] = 1.0
+        if stage is ST.CLAIM:
+            claims = g.claims
+            w[o + 1] = len(claims) / n
+            w[o + 3] = 0.1 * (claims.get(me) or 0)  # its own sealed claim, nobody else's
+        else:
+            w[o + 2] = 0.1 * (g.claim_count or 0)
+            claimant = g.claimant
+            if claimant >= 0:
+                w[o + 4 + (claimant - me) % n] = 1.0
+        w[o + 4 + n + g.card - c.n_species] = 1.0

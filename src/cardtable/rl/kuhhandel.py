@@ -169,6 +169,7 @@ class KuhhandelCodec(Codec):
         self._cards = 2 * S + 1
         self._rats = 1.0 / max(rules.rats, 1)
         self._bid_menus: dict[tuple[bool, int, bool], dict[int, Any]] = {}
+        self._menu_masks: dict[int, np.ndarray] = {}
         self._pay_with = [Build("pay", i) for i in range(D)]  # the payment ends with this note
         self._note_steps = [Step("note", i) for i in range(D)]  # one more note of this value
         self._inv_size_np = np.array(self._inv_size)
@@ -245,7 +246,24 @@ class KuhhandelCodec(Codec):
             if more:
                 opts[RAISE] = _RAISE
             self._bid_menus[key] = opts
+            m = self._menu_masks[id(opts)] = np.zeros(self.n_actions, dtype=np.int8)
+            m[list(opts)] = 1
         return opts
+
+    def mask(
+        self, obs: Any, request: Request | None, draft: Draft | None, *, wait: bool = False
+    ) -> np.ndarray:
+        if request is None or draft is None:
+            return np.zeros(self.n_actions, dtype=np.int8)
+        opts = draft.options
+        if opts is None:
+            opts = draft.options = self.options(obs, request, draft, wait=wait)
+        # A bid menu is one of a few shared dicts, each with its mask (kept as long as the menu:
+        # its id stays its own); any other set of options goes through the generic cache.
+        m = self._menu_masks.get(id(opts))
+        if m is None:
+            return super().mask(obs, request, draft, wait=wait)
+        return m.copy()
 
     def _note_options(self, kind: str, info: Mapping[str, Any], draft: Draft) -> dict[int, Any]:
         avail = draft.available
@@ -414,15 +432,12 @@ class KuhhandelCodec(Codec):
     def follow(
         self, game: Any, seat: int, request: Request | None, draft: Draft | None
     ) -> np.ndarray | None:
-        # The seat's slow blocks come from the follower (kept up from the events, see
+        # The seat's slow blocks come from the follower (kept up to date, see
         # :class:`_Follower`); the features of the moment are written on a copy.
         f = self._follower
         if f is None or f.game is not game:
             f = self._follower = _Follower(self, game)
-        events = game.events(f.cursor)
-        if events:
-            f.cursor += len(events)
-            f.fold(events)
+        f.sync()
         out = f.bases[seat].copy()
         w: Any = out.data
         if request is not None:
@@ -622,237 +637,179 @@ class KuhhandelCodec(Codec):
         return out
 
 
-# What each event kind changes of the blocks the follower keeps (everything else is the state of
-# the moment, read at every step): nothing, the scalars (end phase, deck, turns, whose turn), a
-# drawn card, a card given to a seat, a cow trade (cards and the two wallets), a rat taken (its
-# rats and wallet), notes between two seats, a seat's notes, a payout (every wallet and the bank).
-_QUIET, _SCALARS, _DRAWN, _CARD, _TRADE, _RAT_TAKEN, _PAIR, _SEAT, _PAYOUT = range(9)
-_CHANGES: dict[str, int] = {
-    **dict.fromkeys(
-        (
-            "bid",
-            "pass",
-            "knock",
-            "auction",
-            "closed",
-            "decision",
-            "exposed",
-            "challenge",
-            "offer",
-            "accept",
-            "counter",
-            "countdown",
-            "claim_chosen",
-            "claimed",
-            "no_claim",
-            "no_bid",
-            "rat",
-            "divided",
-            "peek",
-            "super_trade",
-            "wallets",
-        ),
-        _QUIET,
-    ),
-    **dict.fromkeys(("turn", "skip", "end_phase", "end", "divide"), _SCALARS),
-    **dict.fromkeys(("draw", "laid"), _DRAWN),
-    "card": _CARD,
-    "trade": _TRADE,
-    "rat_taken": _RAT_TAKEN,
-    **dict.fromkeys(("payment", "payment_notes"), _PAIR),
-    **dict.fromkeys(("trade_notes", "tie", "tie_notes"), _PAIR),
-    **dict.fromkeys(("rat_note", "rat_note_value", "rat_notes"), _SEAT),
-    "payout": _PAYOUT,
-}
-#: The two seats of a :data:`_PAIR` event, by kind.
-_PAIR_KEYS = {
-    "payment": ("from", "to"),
-    "payment_notes": ("from", "to"),
-    "trade_notes": ("challenger", "opponent"),
-    "tie": ("challenger", "opponent"),
-    "tie_notes": ("challenger", "opponent"),
-}
-
-
 class _Follower:
     """Every seat's vector of one game without the features of the moment (request, draft,
     auction, cow trade, payment, countdown, rat pile, peeked card, caps), kept up to date.
 
-    Each event says what changed and for whom (:data:`_CHANGES`): a card given to a seat, the
-    notes of two seats...; the new value is then read once from the engine's state and written
-    into the vector of every seat. An event of a kind not known here has every vector rebuilt
-    from the state. The features of the moment are read from the engine's state at every step
-    (:meth:`moment`). Every read of the engine's state is in this class; it reads what
+    After each action (the length of the game's history) the blocks it keeps are compared with
+    the engine's state (a few list comparisons, done in C); what changed is written into the
+    vector of every seat, each seat's own notes only into its own. The features of the moment are
+    read from the engine's state at every step (:meth:`moment`). (The engine's events would say
+    what changed too, but the engine builds them only when read, and building them cost about a
+    third of an engine decision.)
+
+    Every read of the engine's state is in this class; it reads what
     :func:`~cardtable.games.kuhhandel.observe.observe` shows the seat and nothing else (of the
     private data, only the seat's own notes, its own offer and claim, the card it peeked at), and
     ``tests/rl`` check the vectors against :meth:`KuhhandelCodec.encode` of the observation.
     """
 
     __slots__ = (
+        "at",
         "bank",
         "bases",
         "codec",
-        "cursor",
+        "deck",
+        "drawn",
+        "end_phase",
         "game",
+        "herds",
         "hold_at",
+        "pedigrees",
+        "rats",
         "reserve",
         "row_at",
         "turn_seat",
+        "turns",
+        "wallets",
         "writers",
     )
 
     def __init__(self, codec: KuhhandelCodec, game: Any) -> None:
         self.codec = codec
         self.game = game
-        self.cursor = len(game.events())
-        n = codec.seats
+        n, S = codec.seats, codec.n_species
         self.bases = [codec._zeros.copy() for _ in range(n)]
         self.writers: list[Any] = [b.data for b in self.bases]
         # Where the row of seat ``s`` starts in the vector of seat ``me``: ``[s][me]``.
         width = codec._hold_width
         self.hold_at = [[codec._o_hold + (s - me) % n * width for me in range(n)] for s in range(n)]
         self.row_at = [[codec._o_seats + 4 * ((s - me) % n) for me in range(n)] for s in range(n)]
-        self.turn_seat = -1
-        self.bank: tuple[int, ...] | None = None
-        self.reserve: tuple[int, ...] | None = None
-        self._rebuild()
-
-    def fold(self, events: Any) -> None:
-        """Bring every seat's vector up to date with ``events`` (the new ones, in order)."""
-        g = self.game
-        scalars = payout = False
-        seats: list[int] = []  # whose notes changed
-        for ev in events:
-            kind = ev[0]
-            what = _CHANGES.get(kind)
-            if not what:
-                if what is None:  # an event this follower does not know: read everything
-                    self._rebuild()
-                    return
-                continue
-            data = ev[1]
-            if what == _PAIR:
-                a, b = _PAIR_KEYS[kind]
-                for s in (data[a], data[b]):
-                    if s not in seats:
-                        seats.append(s)
-            elif what == _SCALARS:
-                scalars = True
-            elif what == _CARD:
-                self._card(data["seat"], data["card"])
-            elif what == _DRAWN:
-                scalars = True
-                card = data["card"]
-                if card < self.codec.n_species:
-                    value = g.drawn[card] * self.codec._inv_size[card]
-                    o = self.codec._o_drawn + card
-                    for w in self.writers:
-                        w[o] = value
-            elif what == _TRADE:
-                c, o, k = data["challenger"], data["opponent"], data["species"]
-                self._card(c, k, trade=True)
-                self._card(o, k, trade=True)
-                for s in (c, o):
-                    if s not in seats:
-                        seats.append(s)
-            elif what in (_SEAT, _RAT_TAKEN):
-                s = data["seat"]
-                if what == _RAT_TAKEN:
-                    self._card(s, 2 * self.codec.n_species)
-                if s not in seats:
-                    seats.append(s)
-            else:  # _PAYOUT
-                payout = True
-        if scalars:
-            self._scalars()
-        if payout:
-            self._bank()
-            seats = list(range(self.codec.seats))
-        for s in seats:
-            self._wallet(s)
+        # What the vectors show now (-1 / empty: not written yet, so all differs at first).
+        self.at = -1
+        self.turns = self.deck = self.turn_seat = -1
+        self.end_phase: Any = None
+        self.herds: list[list[int]] = [[-1] * S for _ in range(n)]
+        self.pedigrees: list[list[int]] = [[-1] for _ in range(n)]
+        self.rats = [-1] * n
+        self.drawn = [-1] * S
+        self.wallets: list[list[int]] = [[-1] for _ in range(n)]
+        self.bank: Any = ()
+        self.reserve: Any = ()
+        self.sync()
 
     # ------------------------------------------------------------------ engine state, read here
-    def _rebuild(self) -> None:
-        """Every seat's kept blocks from the engine's state."""
-        c, g = self.codec, self.game
-        n, S = c.seats, c.n_species
-        for b in self.bases:
-            b[:] = 0.0
-        for s in range(n):
-            for k in range(S):
-                self._card(s, k)
-            for p in g.pedigrees[s]:
-                self._card(s, S + p)
-            self._card(s, 2 * S)
-        for k in range(S):
-            value = g.drawn[k] * c._inv_size[k]
-            for w in self.writers:
-                w[c._o_drawn + k] = value
-        self.turn_seat = -1
-        self._scalars()
-        self._bank()
-        for s in range(n):
-            self._wallet(s)
+    def sync(self) -> None:
+        """Bring every seat's kept blocks up to date with the engine's state."""
+        g = self.game
+        at = len(g.history())
+        if at == self.at:  # no action since: nothing kept can have changed
+            return
+        self.at = at
+        if (
+            g.turns != self.turns
+            or len(g.deck) != self.deck
+            or g.turn_seat != self.turn_seat
+            or g.end_phase is not self.end_phase
+        ):
+            self._scalars()
+        if g.herds != self.herds or g.rats != self.rats or g.pedigrees != self.pedigrees:
+            self._holdings()
+        if g.drawn != self.drawn:
+            self._drawn()
+        if g.wallets != self.wallets or g.bank != self.bank or g.reserve != self.reserve:
+            self._money()
 
     def _scalars(self) -> None:
         """End phase, cards left in the deck, turns, whose turn it is."""
         c, g = self.codec, self.game
         o = c._o_scalars
-        end_phase = 1.0 if g.end_phase else 0.0
-        deck = len(g.deck) / c._deck
-        turns = g.turns * 0.01
+        self.end_phase = end_phase = g.end_phase
+        self.turns = g.turns
+        self.deck = len(g.deck)
+        flag = 1.0 if end_phase else 0.0
+        deck = self.deck / c._deck
+        turns = self.turns * 0.01
         for w in self.writers:
-            w[o] = end_phase
+            w[o] = flag
             w[o + 1] = deck
             w[o + 2] = turns
         turn, old = g.turn_seat, self.turn_seat
         if turn != old:
             for me, w in enumerate(self.writers):
-                if old >= 0:
+                if 0 <= old < c.seats:
                     w[self.row_at[old][me] + 1] = 0.0
                 if 0 <= turn < c.seats:
                     w[self.row_at[turn][me] + 1] = 1.0
             self.turn_seat = turn
 
-    def _card(self, s: int, card: int, *, trade: bool = False) -> None:
-        """The holding of seat ``s`` that ``card`` adds to (a species, a pedigree, the rats;
-        ``trade``: ``card`` is a traded species, the rats when it is ``n_species``)."""
+    def _holdings(self) -> None:
+        """Herds, pedigrees and rats of the seats whose holdings changed."""
         c, g = self.codec, self.game
         S = c.n_species
-        if card < S:
-            col, value = card, g.herds[s][card] * c._inv_size[card]
-        elif card == 2 * S or (trade and card == S):
-            col, value = 2 * S, g.rats[s] * c._rats
-        else:  # a pedigree: kept for good
-            col, value = card, 1.0
-        for me, w in enumerate(self.writers):
-            w[self.hold_at[s][me] + col] = value
+        inv, rats = c._inv_size, c._rats
+        for s, (herd, old, peds, old_peds) in enumerate(
+            zip(g.herds, self.herds, g.pedigrees, self.pedigrees, strict=True)
+        ):
+            at = self.hold_at[s]
+            if herd != old:
+                for k, count in enumerate(herd):
+                    if count != old[k]:
+                        value = count * inv[k]
+                        for me, w in enumerate(self.writers):
+                            w[at[me] + k] = value
+                self.herds[s] = herd.copy()
+            if peds != old_peds:
+                for k in range(S):
+                    value = 1.0 if k in peds else 0.0
+                    for me, w in enumerate(self.writers):
+                        w[at[me] + S + k] = value
+                self.pedigrees[s] = peds.copy()
+            count = g.rats[s]
+            if count != self.rats[s]:
+                value = count * rats
+                for me, w in enumerate(self.writers):
+                    w[at[me] + 2 * S] = value
+                self.rats[s] = count
 
-    def _bank(self) -> None:
-        g = self.game
-        self.bank = None if g.bank is None or g.rules.duel else tuple(g.bank)
-        self.reserve = None if g.reserve is None else tuple(g.reserve)
+    def _drawn(self) -> None:
+        c, g = self.codec, self.game
+        o = c._o_drawn
+        for k, count in enumerate(g.drawn):
+            if count != self.drawn[k]:
+                value = count * c._inv_size[k]
+                for w in self.writers:
+                    w[o + k] = value
+                self.drawn[k] = count
 
-    def _wallet(self, s: int) -> None:
-        """Seat ``s``'s note count (public, in every vector) and its own notes (its own)."""
-        c = self.codec
-        wallet = self.game.wallets[s]
-        value = sum(wallet) * 0.1
-        for me, w in enumerate(self.writers):
-            w[self.row_at[s][me]] = value
-        self.bases[s][c._o_money : c._o_auction] = c._money_block(
-            tuple(wallet), self.bank, self.reserve
-        )
+    def _money(self) -> None:
+        """Note counts (public, in every vector) and each seat's own notes (its own only)."""
+        c, g = self.codec, self.game
+        every = g.bank != self.bank or g.reserve != self.reserve
+        if every:
+            self.bank = None if g.bank is None else g.bank.copy()
+            self.reserve = None if g.reserve is None else g.reserve.copy()
+        # The duel's bank is face down (the observation shows none).
+        bank = None if g.bank is None or g.rules.duel else tuple(g.bank)
+        reserve = None if g.reserve is None else tuple(g.reserve)
+        for s, wallet in enumerate(g.wallets):
+            if not every and wallet == self.wallets[s]:
+                continue
+            self.wallets[s] = wallet.copy()
+            value = sum(wallet) * 0.1
+            for me, w in enumerate(self.writers):
+                w[self.row_at[s][me]] = value
+            self.bases[s][c._o_money : c._o_auction] = c._money_block(tuple(wallet), bank, reserve)
 
     def moment(self, w: Any, me: int) -> None:
         """Write the features of the moment as ``me`` sees them (as
         :meth:`KuhhandelCodec._encode_base` does from the observation)."""
         g = self.game
         stage = g.stage
-        if stage is ST.TURN or stage is ST.OVER:
-            return
         if stage is ST.BID or stage is ST.SELL_OR_BUY:
             self._auction(w, me)
+        elif stage is ST.TURN or stage is ST.OVER:
+            return
         elif stage is ST.PAY:
             reason = g.pay_reason
             if reason == "auction":

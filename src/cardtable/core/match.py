@@ -84,12 +84,20 @@ def _play(game: Game, agents: Sequence[Agent], wants: list[bool]) -> None:
     apply = game.apply
     observe = game.observe
     acts = [agent.act for agent in agents]
+    if not any(wants):  # no agent reads its observation (random bots, engine benchmarks)
+        while True:
+            pending = pending_of()
+            if not pending:
+                return
+            request = pending[0]
+            seat = request[0]  # request.seat, read as the tuple item it is
+            apply(seat, acts[seat](None, request))
     while True:
         pending = pending_of()
         if not pending:
             return
         request = pending[0]
-        seat = request.seat
+        seat = request[0]
         apply(seat, acts[seat](observe(seat) if wants[seat] else None, request))
 
 

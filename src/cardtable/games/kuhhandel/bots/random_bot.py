@@ -21,6 +21,16 @@ _AUCTION = A.AUCTION
 _MONEY_KINDS = frozenset(("pay", "offer", "respond", "rat"))
 
 
+def _shuffle_steps(m: int) -> tuple[tuple[int, int, int], ...]:
+    """The steps of ``Random.shuffle`` of a list of length ``m``: ``(i, i + 1, bits of i + 1)``
+    for ``i`` from ``m - 1`` down to 1 (the draw of step ``i`` is ``_randbelow(i + 1)``)."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(m - 1, 0, -1))
+
+
+# Built once for the wallets met in play (a longer one gets its steps built when met).
+_SHUFFLE_STEPS = [_shuffle_steps(m) for m in range(64)]
+
+
 class RandomBot:
     """Seeded random legal play. Needs only the request, not the observation."""
 
@@ -32,8 +42,8 @@ class RandomBot:
 
     def act(self, observation: Any, request: Request) -> A.Action:
         rng = self.rng
-        kind = request.kind
-        info = request.info or {}
+        kind = request[1]  # request.kind, read as the tuple item it is
+        info = request[3] or {}  # request.info
         if kind == "bid":
             low = info["min"]
             money = info["money"]
@@ -98,7 +108,7 @@ def _below(rng: random.Random, n: int) -> int:
 
 
 def _random_notes(wallet: list[int], rng: random.Random) -> tuple[int, ...]:
-    """Each note with probability one half."""
+    """Each note with probability one half (one ``rng.random()`` per note, in order)."""
     draw = rng.random
     return tuple([v for v in wallet if draw() < 0.5])
 
@@ -111,14 +121,14 @@ def _random_payment(wallet: list[int], amount: int, rng: random.Random) -> tuple
     """
     if amount <= 0:
         return ()
-    pool = [v for v in wallet if v > 0]
+    pool = wallet[wallet.count(0) :]  # the notes worth something (0-notes come first)
     if sum(pool) < amount:
         return None
     if type(rng) is random.Random:
         getrandbits = rng.getrandbits
-        for i in range(len(pool) - 1, 0, -1):
-            n = i + 1
-            k = n.bit_length()
+        m = len(pool)
+        steps = _SHUFFLE_STEPS[m] if m < len(_SHUFFLE_STEPS) else _shuffle_steps(m)
+        for i, n, k in steps:
             j = getrandbits(k)
             while j >= n:
                 j = getrandbits(k)

@@ -171,6 +171,86 @@ class KuhhandelGame(Game):
 
     name = "kuhhandel"
     record_version = 1
+    # Slots: CPython 3.11 keeps at most 30 attributes in an instance's shared-key values; this game
+    # has about 75, so without slots its instances fall back to a plain dict, and every method call
+    # on ``self`` looks the name up there (unspecialised). Names not listed still work (``Game``
+    # has no slots, so instances keep a ``__dict__``).
+    __slots__ = (
+        "_ask",
+        "_challenges",
+        "_draw_action",
+        "_events",
+        "_history",
+        "_log",
+        "_n_species",
+        "_note_index",
+        "_notes",
+        "_obs_cache",
+        "_open",
+        "_order",
+        "_orders",
+        "_pass_logged",
+        "_passed",
+        "_payouts",
+        "_pending",
+        "_purse",
+        "_raise",
+        "_rat_ask",
+        "_rat_card",
+        "_rng",
+        "_rounds",
+        "_rules",
+        "_set_size",
+        "_turn_choices",
+        "amount",
+        "arranged",
+        "bank",
+        "bid_round",
+        "bids",
+        "caps",
+        "card",
+        "card_names",
+        "card_to",
+        "challenger",
+        "claim_count",
+        "claimant",
+        "claims",
+        "deck",
+        "drawn",
+        "end_phase",
+        "end_reason",
+        "end_turns",
+        "exposed",
+        "first_seat",
+        "herds",
+        "high",
+        "high_bidder",
+        "lot",
+        "offer",
+        "opponent",
+        "pay_reason",
+        "payee",
+        "payer",
+        "pedigrees",
+        "peek",
+        "quiet",
+        "rat_pile",
+        "rats",
+        "removed",
+        "reserve",
+        "round_bid",
+        "seats",
+        "seed",
+        "stage",
+        "stake",
+        "termination",
+        "tie_rounds",
+        "trade_species",
+        "traded_this_turn",
+        "turn_seat",
+        "turns",
+        "wallets",
+    )
 
     def __init__(self, rules: RuleSet, seats: int, seed: int) -> None:
         if not rules.min_seats <= seats <= rules.max_seats:
@@ -520,7 +600,7 @@ class KuhhandelGame(Game):
         return ()
 
     def _wallet_list(self, seat: int) -> list[int]:
-        """The seat's own notes, for the info of a request addressed to that seat only."""
+        """The seat's own notes, smallest first, for the info of a request addressed to it only."""
         out: list[int] = []
         for c, v in zip(self.wallets[seat], self._notes, strict=True):
             if c:
@@ -942,13 +1022,13 @@ class KuhhandelGame(Game):
         if not notes:
             return left
         index = self._note_index
-        for v in notes:
-            i = index.get(v)
-            if i is None:
-                raise InvalidAction(
-                    f"{list(notes)} holds a value that is not a note ({list(self._notes)})"
-                )
-            left[i] -= 1
+        try:
+            for v in notes:
+                left[index[v]] -= 1
+        except KeyError:
+            raise InvalidAction(
+                f"{list(notes)} holds a value that is not a note ({list(self._notes)})"
+            ) from None
         if min(left) < 0:
             have = list(to_notes(wallet, self._notes))
             raise IllegalAction(f"you do not hold the notes {list(notes)} (you hold {have})")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from itertools import compress
 from operator import mul
 from typing import Any, NoReturn
 
@@ -201,6 +202,7 @@ class KuhhandelGame(Game):
         "_rounds",
         "_rules",
         "_set_size",
+        "_species_range",
         "_turn_choices",
         "amount",
         "arranged",
@@ -270,6 +272,7 @@ class KuhhandelGame(Game):
         self._set_size = [s.cards for s in rules.species]
         n_species = len(rules.species)
         self._n_species = n_species
+        self._species_range = range(n_species)
         # Cards: species k is k; (Master) the pedigree of species k is n_species + k; a rat is
         # 2 * n_species.
         self._rat_card = 2 * n_species
@@ -480,7 +483,7 @@ class KuhhandelGame(Game):
     def _add_trades(self, out: list[Any], seat: int) -> None:
         """Append :meth:`legal_trades` of ``seat`` to ``out``."""
         mine = self.herds[seat]
-        owned = [k for k, c in enumerate(mine) if c]
+        owned = list(compress(self._species_range, mine))  # the species it owns, in order
         rats = self.rats
         my_rats = rats[seat]
         if not owned and not my_rats:
@@ -639,7 +642,16 @@ class KuhhandelGame(Game):
                     self.bids.append(self._passed[seat])
                     self._log.append(self._pass_logged[seat])
                 else:
-                    self._take_bid(seat, action.amount)
+                    amount = action.amount
+                    high = self.high
+                    if self.caps or amount < (high + self._raise if high else self._raise):
+                        self._take_bid(seat, amount)  # the checks with caps (or the refusal)
+                    else:  # _take_bid without caps, for a bid that raises enough
+                        self.high = amount
+                        self.high_bidder = seat
+                        self.round_bid = True
+                        self.bids.append((seat, amount))
+                        self._log.append((_bid_event, seat, amount))
                 # the next seat in order, unless that needs the full rules
                 ask = self._ask + 1
                 order = self._order

@@ -46,6 +46,16 @@ class Action:
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind}
 
+    # Actions are immutable values: a copy is the value itself. So the singletons (``AUCTION``,
+    # ``PASS``...) stay themselves in a copied game, where the engine and the random bot find a
+    # request's choices by identity (a deep copy used to make new ones, and the random bot then
+    # chose differently in the copy).
+    def __copy__(self) -> Action:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Action:
+        return self
+
 
 @dataclass(frozen=True, slots=True)
 class Auction(Action):

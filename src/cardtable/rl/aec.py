@@ -89,6 +89,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         }
         self._seeds = random.Random()
         self._rendered = 0
+        self._over = False
         self.agents: list[str] = []
 
     @property
@@ -117,6 +118,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.table.seat]
         self._rendered = 0
+        self._over = False  # until the game ends every agent is live and every reward 0
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self.table.encode(self._index[agent])
@@ -124,6 +126,14 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # AECEnv.last, without the extra call through observe(): it runs on every step.
         agent = self.agent_selection
+        if not self._over:  # the game goes on: no reward yet, nobody done
+            return (
+                self.table.encode(self._index[agent]) if observe else None,
+                0.0,
+                False,
+                False,
+                self.infos[agent],
+            )
         return (
             self.table.encode(self._index[agent]) if observe else None,
             self._cumulative_rewards[agent],
@@ -144,21 +154,25 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         return self.table.mask()
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0.0
+        if self._over:
+            agent = self.agent_selection
+            if self.terminations[agent] or self.truncations[agent]:
+                self._was_dead_step(action)
+                return
+            self._cumulative_rewards[agent] = 0.0
+        # While the game goes on every cumulative reward is 0 already: nothing to reset.
         table = self.table
         table.step(action)
-        if table.seat >= 0:
-            self.agent_selection = self.possible_agents[table.seat]
+        seat = table.seat
+        if seat >= 0:
+            self.agent_selection = self.possible_agents[seat]
         else:
             self._finish()
         if self.render_mode == "human":
             self.render()
 
     def _finish(self) -> None:
+        self._over = True
         result = self.table.game.result()
         capped = result.termination is Termination.CAP
         values = final_rewards(result, self.reward_scheme, self.reward_scale)

@@ -72,6 +72,15 @@ class Wait:
 WAIT = Wait()
 
 
+def read_only_mask(size: int, allowed: Any) -> np.ndarray:
+    """A new ``int8`` mask of ``size`` with 1 at the ``allowed`` indices, made read-only (it is
+    kept and handed out many times: nobody may change it)."""
+    m = np.zeros(size, dtype=np.int8)
+    m[list(allowed)] = 1
+    m.flags.writeable = False
+    return m
+
+
 class Draft:
     """The partial answer of the seat that is choosing (reset for every new request)."""
 
@@ -91,6 +100,19 @@ class Draft:
     def started(self) -> bool:
         return self.count > 0 or self.base >= 0
 
+    def renew(self, request: Request) -> None:
+        """Start afresh for ``request`` (as a new draft of the same size): the environments keep
+        one draft per table instead of allocating one per request."""
+        self.request = request
+        self.options = None
+        self.available = None
+        if self.count:
+            self.chosen = [0] * len(self.chosen)
+            self.total = 0
+            self.count = 0
+            self.limit = len(self.chosen) - 1
+        self.base = -1
+
 
 class Codec(ABC):
     """Encoding and decoding for one game, one rule set and one seat count."""
@@ -106,6 +128,9 @@ class Codec(ABC):
     blind_kinds: ClassVar[frozenset[str]] = frozenset()
     #: Whether :meth:`follow` can give vectors (else the table never asks).
     follows: ClassVar[bool] = False
+    #: Whether the draft of every request has the same shape, so that an environment may
+    #: :meth:`Draft.renew` one draft instead of asking :meth:`new_draft` for each request.
+    renews_drafts: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
@@ -178,20 +203,24 @@ class Codec(ABC):
         the caller may keep or change)."""
         if request is None or draft is None:
             return np.zeros(self.n_actions, dtype=np.int8)
+        return self.shared_mask(obs, request, draft, wait).copy()
+
+    def shared_mask(self, obs: Any, request: Request, draft: Draft, wait: bool) -> np.ndarray:
+        """The mask of :meth:`mask` as an array that may be shared between calls and is never
+        changed afterwards (read-only where it is kept: the environments hand it out as is)."""
         key = tuple(self.allowed(obs, request, draft, wait=wait))
         # Few distinct masks occur (a menu, the notes of a wallet, legal cards): one per set of
-        # allowed indices, copied, is cheaper than filling a new one index by index.
+        # allowed indices, kept read-only, is cheaper than filling a new one index by index.
         masks = self._masks
         m = masks.get(key)
         if m is None:
             if len(masks) > 4096:
                 masks.clear()
-            m = masks[key] = np.zeros(self.n_actions, dtype=np.int8)
-            m[list(key)] = 1
-        return m.copy()
+            m = masks[key] = read_only_mask(self.n_actions, key)
+        return m
 
     def choose(
-        self, obs: Any, request: Request, draft: Draft, index: int, *, wait: bool = False
+        self, obs: Any, request: Request, draft: Draft, index: int, wait: bool = False
     ) -> Any:
         """The engine action for ``index``, or ``None`` when the answer needs more steps, or
         :data:`WAIT`. Raises :class:`ValueError` for an index the mask does not allow."""

@@ -27,7 +27,7 @@ from cardtable.core.contract import Request
 from cardtable.games.cunegonda.cards import DECK_SIZE, NAMES
 from cardtable.games.cunegonda.observe import Observation
 from cardtable.games.cunegonda.rules import CunegondaRules
-from cardtable.rl.codec import Build, Codec, Draft, Step
+from cardtable.rl.codec import Build, Codec, Draft, Step, read_only_mask
 
 SEATS = 4
 PASS_COUNT = 3
@@ -114,19 +114,22 @@ class CunegondaCodec(Codec):
     def mask(
         self, obs: Any, request: Request | None, draft: Draft | None, *, wait: bool = False
     ) -> np.ndarray:
-        # The keys of :meth:`options`, without building them: a play allows its choices (one
-        # mask per set of cards, copied), a pass the cards of the hand not chosen yet.
         if request is None or draft is None:
             return np.zeros(DECK_SIZE, dtype=np.int8)
+        m = self.shared_mask(obs, request, draft, wait)
+        return m if m.flags.writeable else m.copy()  # a play's mask is kept, a pass's is new
+
+    def shared_mask(self, obs: Any, request: Request, draft: Draft, wait: bool) -> np.ndarray:
+        # The keys of :meth:`options`, without building them: a play allows its choices (one
+        # read-only mask per set of cards), a pass the cards of the hand not chosen yet (new).
         if request.kind == "play":
             choices = request.choices or ()
             m = self._play_masks.get(choices)
             if m is None:
                 if len(self._play_masks) > 4096:
                     self._play_masks.clear()
-                m = self._play_masks[choices] = np.zeros(DECK_SIZE, dtype=np.int8)
-                m[list(choices)] = 1
-            return m.copy()
+                m = self._play_masks[choices] = read_only_mask(DECK_SIZE, choices)
+            return m
         m = np.zeros(DECK_SIZE, dtype=np.int8)
         w: Any = m.data
         chosen = draft.chosen

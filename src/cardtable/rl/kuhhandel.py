@@ -71,7 +71,7 @@ from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel import stages as ST
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 from cardtable.games.kuhhandel.rules import RuleSet
-from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step
+from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, read_only_mask
 
 #: Bids offered in one step (``min``, ``min + raise``, ... ``min + (K-1)·raise``).
 BID_MENU = 10
@@ -140,6 +140,7 @@ class KuhhandelCodec(Codec):
     # Options, choices and answers read only the request and the draft.
     blind_kinds = frozenset(KINDS)
     follows = True
+    renews_drafts = True
 
     def __init__(self, rules: RuleSet, seats: int, *, overbid: bool = False) -> None:
         super().__init__()
@@ -168,8 +169,9 @@ class KuhhandelCodec(Codec):
         self._deck = max(1, rules.animal_cards + (S if rules.pedigrees else 0) + rules.rats)
         self._cards = 2 * S + 1
         self._rats = 1.0 / max(rules.rats, 1)
-        self._bid_menus: dict[tuple[bool, int, bool], dict[int, Any]] = {}
+        self._bid_menus: dict[tuple[bool, int, bool], tuple[dict[int, Any], np.ndarray]] = {}
         self._menu_masks: dict[int, np.ndarray] = {}
+        self._bid_actions: dict[int, A.Bid] = {}
         self._pay_with = [Build("pay", i) for i in range(D)]  # the payment ends with this note
         self._note_steps = [Step("note", i) for i in range(D)]  # one more note of this value
         self._inv_size_np = np.array(self._inv_size)
@@ -193,7 +195,7 @@ class KuhhandelCodec(Codec):
     ) -> dict[int, Any]:
         kind = request.kind
         if kind == "bid":
-            return self._bid_options(request.info or {}, draft)
+            return self._bid_menu(request.info or {}, draft)[0]
         if kind in ("pay", "offer", "respond"):
             return self._note_options(kind, request.info or {}, draft)
         opts: dict[int, Any] = {}
@@ -222,7 +224,8 @@ class KuhhandelCodec(Codec):
                 opts[PASS] = WAIT
         return opts
 
-    def _bid_options(self, info: Mapping[str, Any], draft: Draft) -> dict[int, Any]:
+    def _bid_menu(self, info: Mapping[str, Any], draft: Draft) -> tuple[dict[int, Any], np.ndarray]:
+        """The options of a bid now and their mask (both shared: read them only)."""
         first = draft.base < 0
         base = info["min"] if first else draft.base
         limit = info.get("max")
@@ -238,32 +241,31 @@ class KuhhandelCodec(Codec):
         # The menu's tokens are relative (``bid+k``), so a few dicts serve every bid (shared:
         # read-only, like every options dict).
         key = (first, count, more)
-        opts = self._bid_menus.get(key)
-        if opts is None:
-            opts = {PASS: A.PASS} if first else {}
+        menu = self._bid_menus.get(key)
+        if menu is None:
+            opts: dict[int, Any] = {PASS: A.PASS} if first else {}
             for k in range(count):
                 opts[BID0 + k] = _BIDS[k]  # made into an action only when chosen
             if more:
                 opts[RAISE] = _RAISE
-            self._bid_menus[key] = opts
-            m = self._menu_masks[id(opts)] = np.zeros(self.n_actions, dtype=np.int8)
-            m[list(opts)] = 1
-        return opts
+            menu = self._bid_menus[key] = (opts, read_only_mask(self.n_actions, opts))
+            self._menu_masks[id(opts)] = menu[1]
+        return menu
 
-    def mask(
-        self, obs: Any, request: Request | None, draft: Draft | None, *, wait: bool = False
-    ) -> np.ndarray:
-        if request is None or draft is None:
-            return np.zeros(self.n_actions, dtype=np.int8)
+    def shared_mask(self, obs: Any, request: Request, draft: Draft, wait: bool) -> np.ndarray:
         opts = draft.options
         if opts is None:
+            if request.kind == "bid":  # the most frequent request by far: no dispatch
+                menu = self._bid_menu(request.info or {}, draft)
+                draft.options = menu[0]
+                return menu[1]
             opts = draft.options = self.options(obs, request, draft, wait=wait)
         # A bid menu is one of a few shared dicts, each with its mask (kept as long as the menu:
         # its id stays its own); any other set of options goes through the generic cache.
         m = self._menu_masks.get(id(opts))
         if m is None:
-            return super().mask(obs, request, draft, wait=wait)
-        return m.copy()
+            return super().shared_mask(obs, request, draft, wait)
+        return m
 
     def _note_options(self, kind: str, info: Mapping[str, Any], draft: Draft) -> dict[int, Any]:
         avail = draft.available
@@ -332,7 +334,13 @@ class KuhhandelCodec(Codec):
         what, arg = token.what, token.value
         if what == "bid":
             base = draft.base if draft.base >= 0 else (request.info or {})["min"]
-            return A.Bid(base + arg * self.raise_)
+            amount = base + arg * self.raise_
+            bid = self._bid_actions.get(amount)  # actions are frozen values: one per amount
+            if bid is None:
+                if len(self._bid_actions) > 4096:  # overbid: bids without bound
+                    self._bid_actions.clear()
+                bid = self._bid_actions[amount] = A.Bid(amount)
+            return bid
         notes = self._notes_with(draft.chosen, arg)
         return A.Pay(notes) if what == "pay" else _NOTES[what](notes)
 
@@ -437,7 +445,9 @@ class KuhhandelCodec(Codec):
         f = self._follower
         if f is None or f.game is not game:
             f = self._follower = _Follower(self, game)
-        f.sync()
+        bidding = game.stage is ST.BID
+        if not bidding or game.bids is not f.bids:  # as sync() checks first, one call less
+            f.sync()
         out = f.bases[seat].copy()
         w: Any = out.data
         if request is not None:
@@ -449,8 +459,11 @@ class KuhhandelCodec(Codec):
                 o = self._o_bounds
                 w[o] = info["min"] * self._ms
                 w[o + 1] = (info["money"] if cap is None else cap) * self._ms
-        f.moment(w, seat)
-        if draft is not None and draft.started:
+        if bidding:
+            f._auction(w, seat)  # as moment() does, one call less
+        else:
+            f.moment(w, seat)
+        if draft is not None and (draft.count or draft.base >= 0):  # draft.started
             self._write_draft(w, draft)
         return out
 
@@ -658,6 +671,7 @@ class _Follower:
         "at",
         "bank",
         "bases",
+        "bids",
         "codec",
         "deck",
         "drawn",
@@ -687,6 +701,7 @@ class _Follower:
         self.row_at = [[codec._o_seats + 4 * ((s - me) % n) for me in range(n)] for s in range(n)]
         # What the vectors show now (-1 / empty: not written yet, so all differs at first).
         self.at = -1
+        self.bids: Any = None  # the auction's list of bids when the vectors were last brought up
         self.turns = self.deck = self.turn_seat = -1
         self.end_phase: Any = None
         self.herds: list[list[int]] = [[-1] * S for _ in range(n)]
@@ -702,10 +717,16 @@ class _Follower:
     def sync(self) -> None:
         """Bring every seat's kept blocks up to date with the engine's state."""
         g = self.game
+        if g.bids is self.bids and g.stage is ST.BID:
+            # Still the bidding of the auction seen last (the engine starts every auction, a
+            # repeated one too, with a new list of bids): bids and passes move no card and no
+            # note, so nothing kept can have changed.
+            return
         at = len(g.history())
         if at == self.at:  # no action since: nothing kept can have changed
             return
         self.at = at
+        self.bids = g.bids if g.stage is ST.BID else None
         if (
             g.turns != self.turns
             or len(g.deck) != self.deck

@@ -20,7 +20,7 @@ import numpy as np
 
 from cardtable.core.contract import Game, Request
 from cardtable.core.registry import GameSpec, game_spec
-from cardtable.rl.codec import WAIT, Codec, Draft
+from cardtable.rl.codec import WAIT, Codec, Draft, read_only_mask
 
 
 def resolve_rules(spec: GameSpec, rules: Any) -> Any:
@@ -53,7 +53,12 @@ def make_codec(game: str, rules: Any, seats: int, *, overbid: bool = False) -> C
 
 
 class Table:
-    """A game, the seat choosing now, its request and draft; built once, reset per episode."""
+    """A game, the seat choosing now, its request and draft; built once, reset per episode.
+
+    Masks it hands out are read-only and may be shared between steps (a menu's mask is one
+    array): they never change afterwards, so keeping one is safe; copy it to change it.
+    Observation vectors are new arrays at every call.
+    """
 
     def __init__(
         self, game: str, rules: Any = None, seats: int | None = None, *, overbid: bool = False
@@ -61,7 +66,7 @@ class Table:
         self.spec = game_spec(game)
         self.rules = resolve_rules(self.spec, rules)
         self.seats = default_seats(self.spec, self.rules, seats)
-        self.codec = make_codec(game, self.rules, self.seats, overbid=overbid)
+        self.codec = codec = make_codec(game, self.rules, self.seats, overbid=overbid)
         self.game: Game = self.spec.new_game(self.rules, self.seats, 0)
         self.seat = -1
         self.request: Request | None = None
@@ -69,7 +74,8 @@ class Table:
         self.last_seat = -1
         self.env_steps = 0
         self._obs: dict[int, Any] = {}
-        self._no_mask = np.zeros(self.codec.n_actions, dtype=np.int8)
+        self._no_mask = read_only_mask(codec.n_actions, ())
+        self._spare: Draft | None = codec.new_draft(None) if codec.renews_drafts else None
 
     def reset(self, seed: int) -> None:
         self.game = self.spec.new_game(self.rules, self.seats, seed)
@@ -87,7 +93,12 @@ class Table:
             n, last = self.seats, self.last_seat
             request = min(pending, key=lambda r: (r.seat - last - 1) % n)
         self.seat, self.request = request.seat, request
-        self.draft = self.codec.new_draft(request)
+        draft = self._spare
+        if draft is None:
+            self.draft = self.codec.new_draft(request)
+        else:  # one draft per table, started afresh (a codec whose drafts all look alike)
+            draft.renew(request)
+            self.draft = draft
 
     def observation(self, seat: int) -> Any:
         """The engine's observation of ``seat``, built once per game position."""
@@ -101,33 +112,41 @@ class Table:
 
         A seat that is not choosing now gets its observation with an all-zero mask. The vector
         comes from the codec following the seat's events where it can (:meth:`Codec.follow`),
-        else from the seat's engine observation: the same vector either way.
+        else from the seat's engine observation: the same vector either way. The vector is new;
+        the mask is read-only and may be shared (see the class docstring).
         """
         codec = self.codec
+        game = self.game
         if seat == self.seat:
             req, draft = self.request, self.draft
         else:
             req = draft = None
-        game = self.game
         vector = codec.follow(game, seat, req, draft) if codec.follows else None
+        if (
+            vector is not None
+            and req is not None
+            and draft is not None
+            and req.kind in codec.blind_kinds
+        ):  # the usual step: no observation at all
+            return {"observation": vector, "action_mask": codec.shared_mask(None, req, draft, True)}
         obs = self._obs.get(seat)
         if vector is None:
             if obs is None:
                 obs = self._obs[seat] = game.observe(seat)
             vector = codec.encode(obs, req, draft)
         if req is None or draft is None:
-            return {"observation": vector, "action_mask": self._no_mask.copy()}
+            return {"observation": vector, "action_mask": self._no_mask}
         if obs is None and req.kind not in codec.blind_kinds:
             obs = self._options_view(seat)
-        return {"observation": vector, "action_mask": codec.mask(obs, req, draft, wait=True)}
+        return {"observation": vector, "action_mask": codec.shared_mask(obs, req, draft, True)}
 
     def mask(self) -> np.ndarray:
-        """The mask of the seat choosing now."""
+        """The mask of the seat choosing now (read-only, may be shared)."""
         request, draft = self.request, self.draft
         if request is None or draft is None:
-            return self._no_mask.copy()
+            return self._no_mask
         obs = None if request.kind in self.codec.blind_kinds else self._options_view(self.seat)
-        return self.codec.mask(obs, request, draft, wait=True)
+        return self.codec.shared_mask(obs, request, draft, True)
 
     def _options_view(self, seat: int) -> Any:
         """What the codec reads to list the options of ``seat``: the codec's own stand-in where
@@ -149,10 +168,13 @@ class Table:
         seat = self.seat
         self.env_steps += 1
         codec = self.codec
-        obs = self._obs.get(seat)
-        if obs is None and request.kind not in codec.blind_kinds:
-            obs = self._options_view(seat)
-        value = codec.choose(obs, request, draft, int(index), wait=True)
+        if request.kind in codec.blind_kinds:
+            obs = None
+        else:
+            obs = self._obs.get(seat)
+            if obs is None:
+                obs = self._options_view(seat)
+        value = codec.choose(obs, request, draft, int(index), True)
         if value is None:
             return False
         if value is WAIT:

@@ -126,9 +126,9 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # AECEnv.last, without the extra call through observe(): it runs on every step.
         agent = self.agent_selection
-        if not self._over:  # the game goes on: no reward yet, nobody done
+        if not self._over:  # the game goes on: the agent is the seat choosing, no reward yet
             return (
-                self.table.encode(self._index[agent]) if observe else None,
+                self.table.encode_choosing() if observe else None,
                 0.0,
                 False,
                 False,

@@ -128,6 +128,9 @@ class Codec(ABC):
     blind_kinds: ClassVar[frozenset[str]] = frozenset()
     #: Whether :meth:`follow` can give vectors (else the table never asks).
     follows: ClassVar[bool] = False
+    #: Whether every request kind is blind and :meth:`follow` always gives the vector (never
+    #: ``None``): the environments then never build an engine observation.
+    always_follows: ClassVar[bool] = False
     #: Whether the draft of every request has the same shape, so that an environment may
     #: :meth:`Draft.renew` one draft instead of asking :meth:`new_draft` for each request.
     renews_drafts: ClassVar[bool] = False

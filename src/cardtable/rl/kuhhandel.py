@@ -140,6 +140,7 @@ class KuhhandelCodec(Codec):
     # Options, choices and answers read only the request and the draft.
     blind_kinds = frozenset(KINDS)
     follows = True
+    always_follows = True
     renews_drafts = True
 
     def __init__(self, rules: RuleSet, seats: int, *, overbid: bool = False) -> None:

@@ -140,6 +140,19 @@ class Table:
             obs = self._options_view(seat)
         return {"observation": vector, "action_mask": codec.shared_mask(obs, req, draft, True)}
 
+    def encode_choosing(self) -> dict[str, np.ndarray]:
+        """:meth:`encode` of the seat choosing now (the environments' every step)."""
+        draft = self.draft
+        codec = self.codec
+        if draft is not None and codec.always_follows:  # no observation, nothing to decide
+            request: Any = self.request
+            vector: Any = codec.follow(self.game, self.seat, request, draft)
+            return {
+                "observation": vector,
+                "action_mask": codec.shared_mask(None, request, draft, True),
+            }
+        return self.encode(self.seat)
+
     def mask(self) -> np.ndarray:
         """The mask of the seat choosing now (read-only, may be shared)."""
         request, draft = self.request, self.draft

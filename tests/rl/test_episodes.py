@@ -183,3 +183,31 @@ def test_wire_observations_encode_the_same(game: str, rules: Any, seats: int) ->
         b = table.codec.encode(remote, table.request, table.draft)
         assert np.array_equal(a, b)
         table.step(random_index(table.mask(), rng))
+
+
+@pytest.mark.parametrize(("game", "rules", "seats"), ENVIRONMENTS, ids=ENV_IDS)
+def test_observations_handed_out_never_change_later(game: str, rules: Any, seats: int) -> None:
+    """The env reuses masks (read-only) and its follower's buffers: whatever it handed out
+    stays as it was when handed out, through the rest of the episode, and a mask cannot be
+    written to (it may be shared between steps)."""
+    env = CardtableEnv(game, rules, seats)
+    rng = random.Random(11)
+    env.reset(seed=11)
+    kept: list[tuple[Any, bytes, bytes]] = []
+    for agent in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        other = env.observe(env.possible_agents[(env.possible_agents.index(agent) + 1) % seats])
+        for o in (obs, other):
+            kept.append((o, o["observation"].tobytes(), o["action_mask"].tobytes()))
+        mask = obs["action_mask"]
+        if not mask.flags.writeable:
+            with pytest.raises(ValueError):
+                mask[0] = 1 - mask[0]
+        env.step(random_index(mask, rng))
+    assert len(kept) > 50
+    for i, (o, vector, mask) in enumerate(kept):
+        assert o["observation"].tobytes() == vector, f"observation {i} changed later"
+        assert o["action_mask"].tobytes() == mask, f"mask {i} changed later"

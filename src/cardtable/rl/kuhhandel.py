@@ -657,7 +657,9 @@ class _Follower:
 
     After each action (the length of the game's history) the blocks it keeps are compared with
     the engine's state (a few list comparisons, done in C); what changed is written into the
-    vector of every seat, each seat's own notes only into its own. The features of the moment are
+    vector of every seat, each seat's own notes only into its own. While the bidding of the
+    auction seen last goes on (the same list of bids: the engine starts each auction with a new
+    one) nothing is compared: bids and passes move no card and no note. The features of the moment are
     read from the engine's state at every step (:meth:`moment`). (The engine's events would say
     what changed too, but the engine builds them only when read, and building them cost about a
     third of an engine decision.)

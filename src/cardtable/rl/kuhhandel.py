@@ -659,10 +659,10 @@ class _Follower:
     the engine's state (a few list comparisons, done in C); what changed is written into the
     vector of every seat, each seat's own notes only into its own. While the bidding of the
     auction seen last goes on (the same list of bids: the engine starts each auction with a new
-    one) nothing is compared: bids and passes move no card and no note. The features of the moment are
-    read from the engine's state at every step (:meth:`moment`). (The engine's events would say
-    what changed too, but the engine builds them only when read, and building them cost about a
-    third of an engine decision.)
+    one) nothing is compared: bids and passes move no card and no note. The features of the
+    moment are read from the engine's state at every step (:meth:`moment`). (The engine's
+    events would say what changed too, but the engine builds them only when read, and building
+    them cost about a third of an engine decision.)
 
     Every read of the engine's state is in this class; it reads what
     :func:`~cardtable.games.kuhhandel.observe.observe` shows the seat and nothing else (of the

@@ -184,6 +184,15 @@ class Codec(ABC):
         Always equal to :meth:`encode` of ``game.observe(seat)``."""
         return None
 
+    def choosing(
+        self, game: Any, seat: int, request: Request, draft: Draft
+    ) -> dict[str, np.ndarray]:
+        """The observation of the seat choosing now, ``{"observation": vector, "action_mask":
+        mask}``, for a codec that :attr:`always_follows` (the environments' every step: one call
+        for :meth:`follow` and :meth:`shared_mask`; codecs may do both in one)."""
+        vector: Any = self.follow(game, seat, request, draft)
+        return {"observation": vector, "action_mask": self.shared_mask(None, request, draft, True)}
+
     def stand_in(self, game: Any, seat: int) -> Any | None:
         """What :meth:`options`, :meth:`choose` and :meth:`mask` may read for ``seat`` now in
         place of its observation (kept up by :meth:`follow`), or ``None``: the observation."""

@@ -76,6 +76,9 @@ class Table:
         self._obs: dict[int, Any] = {}
         self._no_mask = read_only_mask(codec.n_actions, ())
         self._spare: Draft | None = codec.new_draft(None) if codec.renews_drafts else None
+        #: :meth:`Codec.choosing` where the codec always follows (no observation ever), else
+        #: ``None``: the environments call it straight away on every step.
+        self.choosing = codec.choosing if codec.always_follows else None
 
     def reset(self, seed: int) -> None:
         self.game = self.spec.new_game(self.rules, self.seats, seed)
@@ -143,14 +146,10 @@ class Table:
     def encode_choosing(self) -> dict[str, np.ndarray]:
         """:meth:`encode` of the seat choosing now (the environments' every step)."""
         draft = self.draft
-        codec = self.codec
-        if draft is not None and codec.always_follows:  # no observation, nothing to decide
+        choosing = self.choosing
+        if draft is not None and choosing is not None:  # no observation, nothing to decide
             request: Any = self.request
-            vector: Any = codec.follow(self.game, self.seat, request, draft)
-            return {
-                "observation": vector,
-                "action_mask": codec.shared_mask(None, request, draft, True),
-            }
+            return choosing(self.game, self.seat, request, draft)
         return self.encode(self.seat)
 
     def mask(self) -> np.ndarray:
@@ -181,7 +180,7 @@ class Table:
         seat = self.seat
         self.env_steps += 1
         codec = self.codec
-        if request.kind in codec.blind_kinds:
+        if self.choosing is not None or request.kind in codec.blind_kinds:
             obs = None
         else:
             obs = self._obs.get(seat)

@@ -173,7 +173,6 @@ class KuhhandelCodec(Codec):
         self._bid_menus: dict[tuple[bool, int, bool], tuple[dict[int, Any], np.ndarray]] = {}
         self._menu_masks: dict[int, np.ndarray] = {}
         self._bid_actions: dict[int, A.Bid] = {}
-        self._bid_views: dict[tuple[int, int, Any, int], Any] = {}
         self._pay_with = [Build("pay", i) for i in range(D)]  # the payment ends with this note
         self._note_steps = [Step("note", i) for i in range(D)]  # one more note of this value
         self._inv_size_np = np.array(self._inv_size)
@@ -487,15 +486,12 @@ class KuhhandelCodec(Codec):
         mask: np.ndarray | None = None
         if kind == "bid":
             info = request.info or {}
-            view = self._bid_views.get((draft.base, info["min"], info.get("max"), info["money"]))
-            if view is None:
-                view = self._bid_view(info, draft)
+            cap = info.get("max")
             o = self._o_bounds
-            w[o] = view[2]
-            w[o + 1] = view[3]
+            w[o] = info["min"] * self._ms
+            w[o + 1] = (info["money"] if cap is None else cap) * self._ms
             if draft.options is None:
-                draft.options = view[0]
-                mask = view[1]
+                draft.options, mask = self._bid_menu(info, draft)
         if bidding:
             f._auction(w, seat)  # as moment() does, one call less
         else:
@@ -505,21 +501,6 @@ class KuhhandelCodec(Codec):
         if mask is None:
             mask = self.shared_mask(None, request, draft, True)
         return {"observation": out, "action_mask": mask}
-
-    def _bid_view(
-        self, info: Mapping[str, Any], draft: Draft
-    ) -> tuple[dict[int, Any], np.ndarray, float, float]:
-        """A bid's menu, its mask and its two bounds as written in the vector, kept per draft
-        base and request bounds (a few hundred in a game: one lookup per bid step)."""
-        cap = info.get("max")
-        low = info["min"] * self._ms
-        high = (info["money"] if cap is None else cap) * self._ms
-        menu, mask = self._bid_menu(info, draft)
-        views = self._bid_views
-        if len(views) > 4096:
-            views.clear()
-        view = views[(draft.base, info["min"], cap, info["money"])] = (menu, mask, low, high)
-        return view
 
     def choose(
         self, obs: Any, request: Request, draft: Draft, index: int, wait: bool = False

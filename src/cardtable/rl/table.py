@@ -193,11 +193,25 @@ class Table:
             self.last_seat = seat
             self._select()
             return False
-        self.game.apply(seat, value)  # as apply() below, one call less on every step
+        game = self.game
+        game.apply(seat, value)  # as apply() below, one call less on every step
         self.last_seat = seat
         if self._obs:
             self._obs = {}
-        self._select()
+        pending = game.pending()
+        spare = self._spare
+        if len(pending) == 1 and spare is not None and not spare.count:
+            # As _select() and Draft.renew() do for one request and an unused draft (nearly
+            # every step), two calls less.
+            request = pending[0]
+            self.seat, self.request = request.seat, request
+            spare.request = request
+            spare.options = None
+            spare.available = None
+            spare.base = -1
+            self.draft = spare
+        else:
+            self._select()
         return True
 
     def apply(self, seat: int, action: Any) -> None:

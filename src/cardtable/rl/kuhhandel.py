@@ -90,6 +90,7 @@ KINDS = (
     "divide",
 )
 _KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
+_NOTE_KINDS = frozenset(("pay", "offer", "respond"))  # answered note by note
 
 PASS, DRAW, KNOCK, SELL, BUY, ACCEPT, PREEMPT, RELEASE, TAKE_RAT, KEEP, GIVE, DONE, RAISE = range(
     13
@@ -492,13 +493,20 @@ class KuhhandelCodec(Codec):
             w[o + 1] = (info["money"] if cap is None else cap) * self._ms
             if draft.options is None:
                 draft.options, mask = self._bid_menu(info, draft)
+        elif draft.options is None:  # any other request: its options, their mask by its keys
+            if kind in _NOTE_KINDS:
+                opts = self._note_options(kind, request.info or {}, draft)
+            else:
+                opts = self.options(None, request, draft, wait=True)
+            draft.options = opts
+            mask = self._masks.get(tuple(opts))
         if bidding:
             f._auction(w, seat)  # as moment() does, one call less
         else:
             f.moment(w, seat)
         if draft.count or draft.base >= 0:  # draft.started
             self._write_draft(w, draft)
-        if mask is None:
+        if mask is None:  # not seen yet, or options already listed (shared_mask knows them)
             mask = self.shared_mask(None, request, draft, True)
         return {"observation": out, "action_mask": mask}
 

@@ -426,21 +426,31 @@ class KuhHandel:
         except Exception:
             log.exception("kuh-handel game %s could not be stored; it is played anyway", game_id)
         log.info("kuh-handel game %s (%s) starts: %s", game_id, spec.route, match.names)
-        try:
-            await match.run()
-        finally:
-            for c in conns:
-                c.released.set()
+        recorded = False
+
+        async def record_end() -> None:
+            # Stored and counted before any client hears End (and at the latest in ``finally``).
+            nonlocal recorded
+            if recorded:
+                return
+            recorded = True
             if stored:
                 with contextlib.suppress(Exception):
                     await asyncio.shield(self._store_end(game_id, match))
-        result = match.result
-        if result is not None and result.termination.value != "aborted":
-            self.games_played += 1
-            if spec.results:
-                for name, place in kh_store.end_places(match.names, result.to_json()).items():
-                    self.results.setdefault(name, []).append(place)
-                self.durations.append(match.duration)
+            result = match.result
+            if result is not None and result.termination.value != "aborted":
+                self.games_played += 1
+                if spec.results:
+                    for name, place in kh_store.end_places(match.names, result.to_json()).items():
+                        self.results.setdefault(name, []).append(place)
+                    self.durations.append(match.duration)
+
+        try:
+            await match.run(on_end=record_end)
+        finally:
+            for c in conns:
+                c.released.set()
+            await record_end()
         log.info("kuh-handel game %s ended: %s", game_id, match.ranking())
 
     async def _store_end(self, game_id: str, match: KhMatch) -> None:

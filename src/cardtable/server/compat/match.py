@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -565,9 +565,13 @@ class KhMatch:
         self.decisions += 1
 
     # ------------------------------------------------------------------ the game
-    async def run(self) -> Result:
+    async def run(self, on_end: Callable[[], Awaitable[None]] | None = None) -> Result:
         """Play the game to its end and send ``End``; returns the result (``ABORTED`` only if
-        the engine itself failed; the clients still get ``End``)."""
+        the engine itself failed; the clients still get ``End``).
+
+        ``on_end`` runs once the result is known and before any client is told: the lobby stores
+        the game there, so a client that asks ``get_results`` right after its ``End`` finds it.
+        """
         game = self.game
         try:
             start = wire.start(
@@ -594,6 +598,11 @@ class KhMatch:
             game.abort(f"internal error: {exc!r}")
             self.result = game.result()
         self.ended_at = time.monotonic()
+        if on_end is not None:
+            try:
+                await on_end()
+            except Exception:  # the clients still get End; the lobby logged what failed
+                log.exception("kuh-handel game: recording the end failed")
         ranking = self.ranking()
         await asyncio.gather(
             *(

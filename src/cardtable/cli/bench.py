@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         "terminations": terminations,
     }
     if getattr(args, "env", False):
-        out.update(_env_speed(args, rules, seats, out["decisions_per_second"]))
+        out.update(_env_speed(args, rules, seats))
     if args.json:
         print(json.dumps(out, indent=1))
     else:
@@ -96,9 +96,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _env_speed(
-    args: argparse.Namespace, rules: object, seats: int, decisions_per_second: float
-) -> dict[str, object]:
+def _env_speed(args: argparse.Namespace, rules: object, seats: int) -> dict[str, object]:
     """The RL section of the report (see cardtable.rl.speed): the engine is measured again there,
     interleaved with the environment, so that the ratios compare runs under the same load."""
     from cardtable.rl.speed import compare

@@ -129,15 +129,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         if not self._over:  # the game goes on: the agent is the seat choosing, no reward yet
             if not observe:
                 return None, 0.0, False, False, self.infos[agent]
-            table = self.table
-            draft = table.draft
-            choosing = table.choosing
-            if choosing is not None and draft is not None:  # straight to the codec
-                request: Any = table.request
-                obs = choosing(table.game, table.seat, request, draft)
-            else:
-                obs = table.encode_choosing()
-            return obs, 0.0, False, False, self.infos[agent]
+            return self.table.encode_choosing(), 0.0, False, False, self.infos[agent]
         return (
             self.table.encode(self._index[agent]) if observe else None,
             self._cumulative_rewards[agent],

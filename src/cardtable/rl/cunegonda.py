@@ -188,10 +188,7 @@ class CunegondaCodec(Codec):
         f = self._follower
         if f is None or f.game is not game:
             f = self._follower = _Follower(game)
-        events = game.events(f.cursor)
-        if events:
-            f.cursor += len(events)
-            f.fold(events)
+        f.catch_up()
         if not f.ready[seat]:
             return None
         out = f.vectors[seat].copy()
@@ -222,10 +219,7 @@ class CunegondaCodec(Codec):
         f = self._follower
         if f is None or f.game is not game:
             return None
-        events = game.events(f.cursor)
-        if events:
-            f.cursor += len(events)
-            f.fold(events)
+        f.catch_up()
         return f.hands[seat] if f.passing and f.ready[seat] else None
 
 
@@ -286,6 +280,20 @@ class _Follower:
         self.totals = [0] * SEATS
         self.k = 0
 
+    def catch_up(self) -> None:
+        """Fold the game's events since the last call."""
+        events = self.game.events(self.cursor)
+        if events:
+            self.cursor += len(events)
+            self.fold(events)
+
+    def _write_totals(self) -> None:
+        """The match totals, each seat's vector seen from that seat."""
+        totals = self.totals
+        for s, w in enumerate(self.writers):
+            for r in range(SEATS):
+                w[_TOTALS + r] = totals[(s + r) % SEATS] / 100
+
     def fold(self, events: Any) -> None:
         ws = self.writers
         for ev in events:
@@ -340,11 +348,8 @@ class _Follower:
                 self._start(data["round"], data["rounds"], data["leader"])
                 ws = self.writers
             elif kind == "round_end":
-                totals = self.totals = list(data["totals"])
-                for s in range(SEATS):
-                    w = ws[s]
-                    for r in range(SEATS):
-                        w[_TOTALS + r] = totals[(s + r) % SEATS] / 100
+                self.totals = list(data["totals"])
+                self._write_totals()
             elif kind in ("moon", "match_end"):
                 pass  # nothing of the vector changes
             else:  # an abort (or an event this follower does not know)
@@ -353,13 +358,11 @@ class _Follower:
 
     def _start(self, round_index: int, rounds: int, leader: int) -> None:
         self.vectors = [_ZERO.copy() for _ in range(SEATS)]
-        ws = self.writers = [v.data for v in self.vectors]
-        totals = self.totals
-        for s in range(SEATS):
-            w = ws[s]
-            w[_SCALARS + 1] = round_index / rounds
-            for r in range(SEATS):
-                w[_TOTALS + r] = totals[(s + r) % SEATS] / 100
+        self.writers = [v.data for v in self.vectors]
+        progress = round_index / rounds
+        for w in self.writers:
+            w[_SCALARS + 1] = progress
+        self._write_totals()
         self.ready = [True] * SEATS
         self.dealt = [()] * SEATS
         self.hands = [_Hand(())] * SEATS

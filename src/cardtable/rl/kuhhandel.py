@@ -182,7 +182,6 @@ class KuhhandelCodec(Codec):
         self._hold_abs = np.zeros(0, dtype=np.float32)
         self._seats_key: tuple[Any, ...] = ()
         self._seats_abs = np.zeros(0, dtype=np.float32)
-        self._money_cache: dict[Any, np.ndarray] = {}
         self._counts_cache: dict[Any, np.ndarray] = {}
         self._layout()
         self._last: tuple[Any, Any, np.ndarray] = (None, None, self._zeros)
@@ -472,40 +471,21 @@ class KuhhandelCodec(Codec):
     def choosing(
         self, game: Any, seat: int, request: Request, draft: Draft
     ) -> dict[str, np.ndarray]:
-        # :meth:`follow` and :meth:`shared_mask` in one call (the environments' every step);
-        # a bid's menu and mask come with its bounds.
-        f = self._follower
-        if f is None or f.game is not game:
-            f = self._follower = _Follower(self, game)
-        bidding = game.stage is ST.BID
-        if not bidding or game.bids is not f.bids:  # as sync() checks first, one call less
-            f.sync()
-        out = f.bases[seat].copy()
-        w: Any = out.data
-        kind = request.kind
-        w[_KIND_INDEX[kind]] = 1.0
+        # :meth:`follow`, then the mask: a bid's comes with its menu, any other request's is
+        # found by the keys of its options (the generic path only for options not seen yet).
+        out: Any = self.follow(game, seat, request, draft)
         mask: np.ndarray | None = None
-        if kind == "bid":
-            info = request.info or {}
-            cap = info.get("max")
-            o = self._o_bounds
-            w[o] = info["min"] * self._ms
-            w[o + 1] = (info["money"] if cap is None else cap) * self._ms
-            if draft.options is None:
-                draft.options, mask = self._bid_menu(info, draft)
-        elif draft.options is None:  # any other request: its options, their mask by its keys
-            if kind in _NOTE_KINDS:
-                opts = self._note_options(kind, request.info or {}, draft)
+        if draft.options is None:
+            kind = request.kind
+            if kind == "bid":
+                draft.options, mask = self._bid_menu(request.info or {}, draft)
             else:
-                opts = self.options(None, request, draft, wait=True)
-            draft.options = opts
-            mask = self._masks.get(tuple(opts))
-        if bidding:
-            f._auction(w, seat)  # as moment() does, one call less
-        else:
-            f.moment(w, seat)
-        if draft.count or draft.base >= 0:  # draft.started
-            self._write_draft(w, draft)
+                if kind in _NOTE_KINDS:
+                    opts = self._note_options(kind, request.info or {}, draft)
+                else:
+                    opts = self.options(None, request, draft, wait=True)
+                draft.options = opts
+                mask = self._masks.get(tuple(opts))
         if mask is None:  # not seen yet, or options already listed (shared_mask knows them)
             mask = self.shared_mask(None, request, draft, True)
         return {"observation": out, "action_mask": mask}
@@ -571,26 +551,12 @@ class KuhhandelCodec(Codec):
         return self._seats_abs
 
     def _money(self, obs: KuhhandelObservation) -> np.ndarray:
-        """Own notes per value, money, bank and reserve (cached on their values)."""
-        key = (obs.wallet, obs.bank, obs.reserve)
-        block = self._money_cache.get(key)
-        if block is not None:
-            return block
-        D = self.n_notes
-        out = [0.0] * (3 * D + 1)
+        """Own notes per value, money, bank and reserve (:meth:`_money_block` of its counts)."""
+        counts = [0] * self.n_notes
         idx = self.note_index
-        wallet = obs.wallet or ()
-        for v in set(wallet):
-            out[idx[v]] = 0.2 * wallet.count(v)
-        out[D] = obs.money * self._ms
-        if obs.bank is not None:
-            out[D + 1 : 2 * D + 1] = [0.1 * c for c in obs.bank]
-        if obs.reserve is not None:
-            out[2 * D + 1 :] = [0.1 * c for c in obs.reserve]
-        if len(self._money_cache) > 4096:
-            self._money_cache.clear()
-        block = self._money_cache[key] = np.array(out, dtype=np.float32)
-        return block
+        for v in obs.wallet or ():
+            counts[idx[v]] += 1
+        return self._money_block(tuple(counts), obs.bank, obs.reserve)
 
     def _money_block(
         self,

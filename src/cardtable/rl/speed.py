@@ -21,8 +21,9 @@ import time
 from typing import Any
 
 from cardtable.core.match import run_match
-from cardtable.core.registry import load_bot
+from cardtable.core.registry import GameSpec, game_spec, load_bot
 from cardtable.rl.aec import CardtableEnv
+from cardtable.rl.table import default_seats, resolve_rules
 
 
 def measure_env(
@@ -55,12 +56,18 @@ def measure_env(
     }
 
 
+def _resolve(game: str, rules: Any, seats: int | None) -> tuple[GameSpec, Any, int]:
+    """The game, rule set and seat count, resolved as the environments resolve them."""
+    spec = game_spec(game)
+    resolved = resolve_rules(spec, rules)
+    return spec, resolved, default_seats(spec, resolved, seats)
+
+
 def measure_observed(
     game: str, rules: Any = None, seats: int | None = None, games: int = 100, seed: int = 0
 ) -> dict[str, Any]:
     """Engine decisions per CPU second with ``random`` bots and one observation per decision."""
-    env = CardtableEnv(game, rules, seats)  # only to resolve rules and seats the same way
-    spec, rules, n = env.table.spec, env.table.rules, env.table.seats
+    spec, rules, n = _resolve(game, rules, seats)
     decisions = 0
     c0 = time.process_time()
     for g in range(games):
@@ -85,8 +92,7 @@ def measure_plain(
     game: str, rules: Any = None, seats: int | None = None, games: int = 100, seed: int = 0
 ) -> dict[str, Any]:
     """Engine decisions per CPU second as plain ``cardtable bench`` plays (``random`` bots)."""
-    env = CardtableEnv(game, rules, seats)  # only to resolve rules and seats the same way
-    spec, rules, n = env.table.spec, env.table.rules, env.table.seats
+    spec, rules, n = _resolve(game, rules, seats)
     decisions = 0
     c0 = time.process_time()
     for g in range(games):
@@ -107,19 +113,20 @@ def compare(
 ) -> dict[str, Any]:
     """The best of ``repeat`` interleaved runs of :func:`measure_env`, :func:`measure_observed`
     and :func:`measure_plain`, and the ratios of env steps/s to both engine rates."""
-    env: dict[str, Any] = {}
-    observed: dict[str, Any] = {}
-    plain: dict[str, Any] = {}
+    measures = (
+        (measure_plain, "plain_decisions_per_second"),
+        (measure_observed, "observed_decisions_per_second"),
+        (measure_env, "env_steps_per_second"),
+    )
+    best: dict[str, dict[str, Any]] = {}
     for _ in range(max(1, repeat)):
-        p = measure_plain(game, rules, seats, games, seed)
-        if p["plain_decisions_per_second"] > plain.get("plain_decisions_per_second", 0):
-            plain = p
-        o = measure_observed(game, rules, seats, games, seed)
-        if o["observed_decisions_per_second"] > observed.get("observed_decisions_per_second", 0):
-            observed = o
-        e = measure_env(game, rules, seats, games, seed)
-        if e["env_steps_per_second"] > env.get("env_steps_per_second", 0):
-            env = e
+        for measure, key in measures:
+            run = measure(game, rules, seats, games, seed)
+            if run[key] > best.get(key, {}).get(key, 0):
+                best[key] = run
+    env = best["env_steps_per_second"]
+    observed = best["observed_decisions_per_second"]
+    plain = best["plain_decisions_per_second"]
     rate = env["env_steps_per_second"]
     return {
         **env,

@@ -200,15 +200,11 @@ class Table:
             self._obs = {}
         pending = game.pending()
         spare = self._spare
-        if len(pending) == 1 and spare is not None and not spare.count:
-            # As _select() and Draft.renew() do for one request and an unused draft (nearly
-            # every step), two calls less.
+        if len(pending) == 1 and spare is not None:
+            # As _select() does for a single request (nearly every step), one call less.
             request = pending[0]
             self.seat, self.request = request.seat, request
-            spare.request = request
-            spare.options = None
-            spare.available = None
-            spare.base = -1
+            spare.renew(request)
             self.draft = spare
         else:
             self._select()

@@ -315,7 +315,7 @@ class KuhhandelGame(Game):
         self.bids: list[tuple[int, int]] = []  # (seat, amount); amount 0 = pass
         self.bid_round = 0
         self.round_bid = False
-        self._order: list[int] = []
+        self._order: tuple[int, ...] = ()
         # Each seat's money while an auction is open (no note moves during the bidding).
         self._purse: list[int] = []
         self._ask = 0
@@ -355,7 +355,8 @@ class KuhhandelGame(Game):
         self._draw_action: A.Action = A.DRAW if rules.duel else A.AUCTION
         self._payouts = [s.payouts for s in rules.species]
         # The other seats in order from each seat's left (auctions, countdowns).
-        self._orders = [[(t + i) % seats for i in range(1, seats)] for t in range(seats)]
+        # Shared by every auction and countdown, so tuples (nobody may change them).
+        self._orders = [tuple((t + i) % seats for i in range(1, seats)) for t in range(seats)]
         # A pass as it goes into ``bids`` and into the log (immutable, so shared).
         self._passed = [(s, 0) for s in range(seats)]
         self._pass_logged = [(_seat_event, "pass", s) for s in range(seats)]
@@ -1152,8 +1153,7 @@ class KuhhandelGame(Game):
             self.herds[loser][k] -= n
             self.herds[winner][k] += n
         log = self._log
-        name = "Rat" if k == self._n_species else self.card_names[k]
-        log.append((_trade_event, c, o, k, name, n, winner, offer, counter))
+        log.append((_trade_event, c, o, k, self.trade_name(k), n, winner, offer, counter))
         log.append((_trade_notes_event, c, o, offer, counter))
         if (
             self._rules.super_trade
@@ -1186,7 +1186,7 @@ class KuhhandelGame(Game):
         return "Rat" if k == self._n_species else self.card_names[k]
 
     # ------------------------------------------------------------------ §9.2 pedigree countdown
-    def _countdown_order(self) -> list[int]:
+    def _countdown_order(self) -> tuple[int, ...]:
         return self._orders[self.turn_seat]
 
     def _start_countdown(self) -> None:

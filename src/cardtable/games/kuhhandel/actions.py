@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from cardtable.core.contract import InvalidAction
 
@@ -218,18 +218,18 @@ class Give(Action):
     kind: ClassVar[str] = "give"
 
 
-AUCTION = Auction()
-DRAW = Draw()
-PASS = Pass()
-KNOCK = Knock()
-SELL = Sell()
-BUY = Buy()
-ACCEPT = Accept()
-PREEMPT = Preempt()
-RELEASE = Release()
-TAKE_RAT = TakeRat()
-KEEP = Keep()
-GIVE = Give()
+AUCTION: Final[Auction] = Auction()
+DRAW: Final[Draw] = Draw()
+PASS: Final[Pass] = Pass()
+KNOCK: Final[Knock] = Knock()
+SELL: Final[Sell] = Sell()
+BUY: Final[Buy] = Buy()
+ACCEPT: Final[Accept] = Accept()
+PREEMPT: Final[Preempt] = Preempt()
+RELEASE: Final[Release] = Release()
+TAKE_RAT: Final[TakeRat] = TakeRat()
+KEEP: Final[Keep] = Keep()
+GIVE: Final[Give] = Give()
 
 _SINGLETONS: dict[str, Action] = {
     a.kind: a

@@ -33,6 +33,14 @@ class Species:
     def cards(self) -> int:
         return len(self.payouts)
 
+    # An immutable value: a copy is the value itself (the compiled build cannot rebuild a frozen
+    # dataclass through the default copy protocol).
+    def __copy__(self) -> Species:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Species:
+        return self
+
 
 CLASSIC_SPECIES = (
     Species("Chicken", 10),
@@ -83,6 +91,12 @@ class RuleSet:
     duel: bool = False
     duel_removed_notes: int = 10
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __copy__(self) -> RuleSet:  # immutable: a copy is the value itself (see Species)
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RuleSet:
+        return self
 
     def __post_init__(self) -> None:
         problems = self.problems()

@@ -9,11 +9,12 @@ Sections of ``kuhhandel-rules.md`` are named next to the code that implements th
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Sequence
 from itertools import compress
 from operator import mul
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 from cardtable.core.contract import (
     Event,
@@ -44,21 +45,52 @@ from cardtable.games.kuhhandel.stages import (
     TURN,
 )
 
-# Hot path: build Request/Event tuples without the Python-level NamedTuple constructor.
-_new = tuple.__new__
-_PASS = A.Pass
-_BID = A.Bid
-_SELL_OR_BUY: tuple[A.Action, ...] = (A.SELL, A.BUY)
-_SELL_ONLY: tuple[A.Action, ...] = (A.SELL,)
+# Hot path: build Request/Event tuples without the Python-level NamedTuple constructor. (``Final``
+# module names are constants to the optional compiled build, not looked up at every use.)
+_new: Final = tuple.__new__
+_REQUEST: Final = Request
+_EVENT: Final = Event
+# The action classes and values used at run time, as module constants: one name each instead of
+# ``A.<name>`` (the compiled build reads ``Final`` names as C constants, not by lookup).
+_Accept: Final = A.Accept
+_Auction: Final = A.Auction
+_Bid: Final = A.Bid
+_Buy: Final = A.Buy
+_Challenge: Final = A.Challenge
+_Claim: Final = A.Claim
+_Counter: Final = A.Counter
+_Draw: Final = A.Draw
+_Keep: Final = A.Keep
+_Offer: Final = A.Offer
+_Pass: Final = A.Pass
+_Pay: Final = A.Pay
+_PlaceNote: Final = A.PlaceNote
+_Preempt: Final = A.Preempt
+_Sell: Final = A.Sell
+_TakeRat: Final = A.TakeRat
+_AUCTION: Final = A.AUCTION
+_BUY: Final = A.BUY
+_DRAW: Final = A.DRAW
+_GIVE: Final = A.GIVE
+_KEEP: Final = A.KEEP
+_KNOCK: Final = A.KNOCK
+_PASS: Final = A.PASS
+_PREEMPT: Final = A.PREEMPT
+_RELEASE: Final = A.RELEASE
+_SELL: Final = A.SELL
+_TAKE_RAT: Final = A.TAKE_RAT
+_from_json: Final = A.from_json
+_SELL_OR_BUY: Final[tuple[A.Action, ...]] = (_SELL, _BUY)
+_SELL_ONLY: Final[tuple[A.Action, ...]] = (_SELL,)
 # Every possible challenge per (seats, species), built once (actions are immutable values).
-_CHALLENGES: dict[tuple[int, int], list[list[A.Challenge]]] = {}
+_CHALLENGES: Final[dict[tuple[int, int], list[list[A.Challenge]]]] = {}
 
 
 def _challenges(seats: int, n_species: int) -> list[list[A.Challenge]]:
     """``[opponent][species]``: the challenge values (species ``n_species`` is the rats)."""
     table = _CHALLENGES.get((seats, n_species))
     if table is None:
-        table = [[A.Challenge(o, k) for k in range(n_species + 1)] for o in range(seats)]
+        table = [[_Challenge(o, k) for k in range(n_species + 1)] for o in range(seats)]
         _CHALLENGES[seats, n_species] = table
     return table
 
@@ -67,66 +99,66 @@ def _challenges(seats: int, n_species: int) -> list[list[A.Challenge]]:
 # :class:`Event` values only when someone reads them (:meth:`KuhhandelGame.events`). Every value
 # logged is immutable (ints, strings, tuples), so a late build gives the event it would have been.
 def _seat_event(kind: str, seat: int) -> Event:
-    event: Event = _new(Event, (kind, {"seat": seat}, None))
+    event: Event = _new(_EVENT, (kind, {"seat": seat}, None))
     return event
 
 
 def _seat_count_event(kind: str, seat: int, count: int) -> Event:
-    event: Event = _new(Event, (kind, {"seat": seat, "count": count}, None))
+    event: Event = _new(_EVENT, (kind, {"seat": seat, "count": count}, None))
     return event
 
 
 def _bid_event(seat: int, amount: int) -> Event:
-    event: Event = _new(Event, ("bid", {"seat": seat, "amount": amount}, None))
+    event: Event = _new(_EVENT, ("bid", {"seat": seat, "amount": amount}, None))
     return event
 
 
 def _turn_event(seat: int, turn: int) -> Event:
-    event: Event = _new(Event, ("turn", {"seat": seat, "turn": turn}, None))
+    event: Event = _new(_EVENT, ("turn", {"seat": seat, "turn": turn}, None))
     return event
 
 
 def _card_event(kind: str, seat: int, card: int, name: str) -> Event:
-    event: Event = _new(Event, (kind, {"seat": seat, "card": card, "name": name}, None))
+    event: Event = _new(_EVENT, (kind, {"seat": seat, "card": card, "name": name}, None))
     return event
 
 
 def _draw_event(kind: str, seat: int, card: int, name: str, deck: int) -> Event:
     data = {"seat": seat, "card": card, "name": name, "deck": deck}
-    event: Event = _new(Event, (kind, data, None))
+    event: Event = _new(_EVENT, (kind, data, None))
     return event
 
 
 def _auction_event(seat: int, card: int) -> Event:
-    event: Event = _new(Event, ("auction", {"seat": seat, "card": card}, None))
+    event: Event = _new(_EVENT, ("auction", {"seat": seat, "card": card}, None))
     return event
 
 
 def _closed_event(high: int, high_bidder: int) -> Event:
-    event: Event = _new(Event, ("closed", {"high": high, "high_bidder": high_bidder}, None))
+    event: Event = _new(_EVENT, ("closed", {"high": high, "high_bidder": high_bidder}, None))
     return event
 
 
 def _decision_event(seat: int, buy: bool, why: str) -> Event:
-    event: Event = _new(Event, ("decision", {"seat": seat, "buy": buy, "for": why}, None))
+    event: Event = _new(_EVENT, ("decision", {"seat": seat, "buy": buy, "for": why}, None))
     return event
 
 
 def _payment_event(payer: int, payee: int, count: int, amount: int, why: str) -> Event:
     data = {"from": payer, "to": payee, "count": count, "amount": amount, "for": why}
-    event: Event = _new(Event, ("payment", data, None))
+    event: Event = _new(_EVENT, ("payment", data, None))
     return event
 
 
 def _payment_notes_event(payer: int, payee: int, notes: tuple[int, ...]) -> Event:
     data = {"from": payer, "to": payee, "notes": list(notes)}
-    event: Event = _new(Event, ("payment_notes", data, (payer, payee)))
+    event: Event = _new(_EVENT, ("payment_notes", data, (payer, payee)))
     return event
 
 
 def _challenge_event(seat: int, opponent: int, species: int, name: str, cards: int) -> Event:
     data = {"seat": seat, "opponent": opponent, "species": species, "name": name, "cards": cards}
-    event: Event = _new(Event, ("challenge", data, None))
+    event: Event = _new(_EVENT, ("challenge", data, None))
     return event
 
 
@@ -150,7 +182,7 @@ def _trade_event(
         "offer_count": len(offer),
         "counter_count": None if counter is None else len(counter),
     }
-    event: Event = _new(Event, ("trade", data, None))
+    event: Event = _new(_EVENT, ("trade", data, None))
     return event
 
 
@@ -163,8 +195,90 @@ def _trade_notes_event(
         "offer": list(offer),
         "counter": None if counter is None else list(counter),
     }
-    event: Event = _new(Event, ("trade_notes", data, (c, o)))
+    event: Event = _new(_EVENT, ("trade_notes", data, (c, o)))
     return event
+
+
+# The game's attributes: its slots, and what a copy takes over.
+_STATE: Final = (
+    "_seats",
+    "_ask",
+    "_challenges",
+    "_draw_action",
+    "_events",
+    "_history",
+    "_log",
+    "_n_species",
+    "_note_index",
+    "_notes",
+    "_obs_cache",
+    "_open",
+    "_order",
+    "_orders",
+    "_pass_logged",
+    "_passed",
+    "_payouts",
+    "_pending",
+    "_purse",
+    "_raise",
+    "_rat_ask",
+    "_rat_card",
+    "_rng",
+    "_rounds",
+    "_rules",
+    "_set_size",
+    "_species_range",
+    "_turn_choices",
+    "amount",
+    "arranged",
+    "bank",
+    "bid_round",
+    "bids",
+    "caps",
+    "card",
+    "card_names",
+    "card_to",
+    "challenger",
+    "claim_count",
+    "claimant",
+    "claims",
+    "deck",
+    "drawn",
+    "end_phase",
+    "end_reason",
+    "end_turns",
+    "exposed",
+    "first_seat",
+    "herds",
+    "high",
+    "high_bidder",
+    "lot",
+    "offer",
+    "opponent",
+    "pay_reason",
+    "payee",
+    "payer",
+    "pedigrees",
+    "peek",
+    "quiet",
+    "rat_pile",
+    "rats",
+    "removed",
+    "reserve",
+    "round_bid",
+    "seats",
+    "seed",
+    "stage",
+    "stake",
+    "termination",
+    "tie_rounds",
+    "trade_species",
+    "traded_this_turn",
+    "turn_seat",
+    "turns",
+    "wallets",
+)
+_UNSET: Final = object()
 
 
 class KuhhandelGame(Game):
@@ -176,83 +290,7 @@ class KuhhandelGame(Game):
     # has about 75, so without slots its instances fall back to a plain dict, and every method call
     # on ``self`` looks the name up there (unspecialised). Names not listed still work (``Game``
     # has no slots, so instances keep a ``__dict__``).
-    __slots__ = (
-        "_ask",
-        "_challenges",
-        "_draw_action",
-        "_events",
-        "_history",
-        "_log",
-        "_n_species",
-        "_note_index",
-        "_notes",
-        "_obs_cache",
-        "_open",
-        "_order",
-        "_orders",
-        "_pass_logged",
-        "_passed",
-        "_payouts",
-        "_pending",
-        "_purse",
-        "_raise",
-        "_rat_ask",
-        "_rat_card",
-        "_rng",
-        "_rounds",
-        "_rules",
-        "_set_size",
-        "_species_range",
-        "_turn_choices",
-        "amount",
-        "arranged",
-        "bank",
-        "bid_round",
-        "bids",
-        "caps",
-        "card",
-        "card_names",
-        "card_to",
-        "challenger",
-        "claim_count",
-        "claimant",
-        "claims",
-        "deck",
-        "drawn",
-        "end_phase",
-        "end_reason",
-        "end_turns",
-        "exposed",
-        "first_seat",
-        "herds",
-        "high",
-        "high_bidder",
-        "lot",
-        "offer",
-        "opponent",
-        "pay_reason",
-        "payee",
-        "payer",
-        "pedigrees",
-        "peek",
-        "quiet",
-        "rat_pile",
-        "rats",
-        "removed",
-        "reserve",
-        "round_bid",
-        "seats",
-        "seed",
-        "stage",
-        "stake",
-        "termination",
-        "tie_rounds",
-        "trade_species",
-        "traded_this_turn",
-        "turn_seat",
-        "turns",
-        "wallets",
-    )
+    __slots__ = _STATE
 
     def __init__(self, rules: RuleSet, seats: int, seed: int) -> None:
         if not rules.min_seats <= seats <= rules.max_seats:
@@ -265,6 +303,9 @@ class KuhhandelGame(Game):
         self._rounds = not self._open
         self._raise = rules.min_raise
         self.seats = seats
+        # internal reads use _seats: in the compiled build ``seats`` (declared by ``Game``) lives in
+        # the instance dict, _seats in the native object
+        self._seats = seats
         self.seed = seed
         self._rng = random.Random(seed)
         self._notes = rules.notes
@@ -352,7 +393,7 @@ class KuhhandelGame(Game):
         self._turn_choices: tuple[A.Action, ...] | None = None
         self._obs_cache: tuple[tuple[int, int], dict[str, Any]] | None = None
         self._challenges = _challenges(seats, n_species)
-        self._draw_action: A.Action = A.DRAW if rules.duel else A.AUCTION
+        self._draw_action: A.Action = _DRAW if rules.duel else _AUCTION
         self._payouts = [s.payouts for s in rules.species]
         # The other seats in order from each seat's left (auctions, countdowns).
         # Shared by every auction and countdown, so tuples (nobody may change them).
@@ -362,6 +403,27 @@ class KuhhandelGame(Game):
         self._pass_logged = [(_seat_event, "pass", s) for s in range(seats)]
         self._event("start", {"seats": seats, "first": first, "deck": len(deck)})
         self._begin_turn()
+
+    # Copies: what ``copy.copy``/``copy.deepcopy`` would do by default, written out so that the
+    # compiled build (whose classes the default protocol cannot rebuild) copies the same way. A
+    # fresh game of the same table, then every attribute that is set taken over (deep-copied for
+    # deepcopy).
+    def __copy__(self) -> KuhhandelGame:
+        twin = KuhhandelGame(self._rules, self._seats, self.seed)
+        for name in _STATE:
+            value = getattr(self, name, _UNSET)
+            if value is not _UNSET:
+                setattr(twin, name, value)
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> KuhhandelGame:
+        twin = KuhhandelGame(self._rules, self._seats, self.seed)
+        memo[id(self)] = twin
+        for name in _STATE:
+            value = getattr(self, name, _UNSET)
+            if value is not _UNSET:
+                setattr(twin, name, copy.deepcopy(value, memo))
+        return twin
 
     def _set_aside_duel_notes(self) -> None:
         """§10 setup: the payout notes are laid aside openly, ten random notes leave the game."""
@@ -373,7 +435,7 @@ class KuhhandelGame(Game):
             for p in sp.payouts:
                 if p:
                     i = self._note_index[p]
-                    take = min(self.seats, bank[i])
+                    take = min(self._seats, bank[i])
                     reserve[i] += take
                     bank[i] -= take
         self.reserve = reserve
@@ -455,7 +517,7 @@ class KuhhandelGame(Game):
         return action.to_json()
 
     def action_from_json(self, data: Any) -> A.Action:
-        return A.from_json(data)
+        return _from_json(data)
 
     def money(self, seat: int) -> int:
         """Total value of ``seat``'s notes."""
@@ -467,7 +529,7 @@ class KuhhandelGame(Game):
     def can_trade(self, seat: int) -> bool:
         """Whether ``seat`` may start a cow trade (§3): a species both it and another seat own."""
         mine = self.herds[seat]
-        for other in range(self.seats):
+        for other in range(self._seats):
             if other != seat:
                 theirs = self.herds[other]
                 for k in range(self._n_species):
@@ -492,7 +554,7 @@ class KuhhandelGame(Game):
         herds = self.herds
         challenges = self._challenges
         n = self._n_species
-        for other in range(self.seats):
+        for other in range(self._seats):
             if other == seat:
                 continue
             theirs = herds[other]
@@ -520,7 +582,7 @@ class KuhhandelGame(Game):
                     "round": self.bid_round,
                     "money": self._purse[seat],
                 }
-                p = (_new(Request, (seat, BID, None, info)),)
+                p = (_new(_REQUEST, (seat, BID, None, info)),)
             else:
                 p = self._build_pending()
             self._pending = p
@@ -533,12 +595,12 @@ class KuhhandelGame(Game):
                 return (self._bid_request(self._order[self._ask]),)
             reqs = [self._bid_request(s) for s in self._open_bidders()]
             reqs.append(
-                Request(self.turn_seat, "knock", (A.KNOCK,), {"card": self.card, "high": self.high})
+                Request(self.turn_seat, "knock", (_KNOCK,), {"card": self.card, "high": self.high})
             )
             return tuple(reqs)
         if stage is TURN:
             info: dict[str, Any] = {"end_phase": self.end_phase}
-            return (_new(Request, (self.turn_seat, TURN, self._turn_choices, info)),)
+            return (_new(_REQUEST, (self.turn_seat, TURN, self._turn_choices, info)),)
         if stage is PAY:
             key = "count" if self.pay_reason == "pedigree" else "amount"
             info = {
@@ -547,12 +609,12 @@ class KuhhandelGame(Game):
                 "for": self.pay_reason,
                 "wallet": self._wallet_list(self.payer),
             }
-            return (_new(Request, (self.payer, PAY, None, info)),)
+            return (_new(_REQUEST, (self.payer, PAY, None, info)),)
         if stage is SELL_OR_BUY:
             can_buy = self.turn_seat not in self.caps or self._purse[self.turn_seat] >= self.high
             choices: tuple[A.Action, ...] = _SELL_OR_BUY if can_buy else _SELL_ONLY
             info = {"card": self.card, "high": self.high, "high_bidder": self.high_bidder}
-            return (_new(Request, (self.turn_seat, SELL_OR_BUY, choices, info)),)
+            return (_new(_REQUEST, (self.turn_seat, SELL_OR_BUY, choices, info)),)
         if stage is OFFER:
             info = {
                 "opponent": self.opponent,
@@ -561,7 +623,7 @@ class KuhhandelGame(Game):
                 "again": self.tie_rounds > 0,
                 "wallet": self._wallet_list(self.challenger),
             }
-            return (_new(Request, (self.challenger, OFFER, None, info)),)
+            return (_new(_REQUEST, (self.challenger, OFFER, None, info)),)
         if stage is CLAIM:
             return tuple(
                 self._claim_request(s) for s in self._countdown_order() if s not in self.claims
@@ -572,7 +634,7 @@ class KuhhandelGame(Game):
                 Request(
                     self.turn_seat,
                     PREEMPT,
-                    (A.PREEMPT, A.RELEASE) if can else (A.RELEASE,),
+                    (_PREEMPT, _RELEASE) if can else (_RELEASE,),
                     {"claimant": self.claimant, "count": self.claim_count, "card": self.card},
                 ),
             )
@@ -583,7 +645,7 @@ class KuhhandelGame(Game):
                 Request(
                     self.turn_seat,
                     DIVIDE,
-                    (A.KEEP, A.GIVE),
+                    (_KEEP, _GIVE),
                     {
                         "card": self.peek,
                         "name": self.card_names[self.peek],
@@ -600,15 +662,16 @@ class KuhhandelGame(Game):
                 "again": self.tie_rounds > 0,
                 "wallet": self._wallet_list(self.opponent),
             }
-            return (_new(Request, (self.opponent, RESPOND, None, info)),)
+            return (_new(_REQUEST, (self.opponent, RESPOND, None, info)),)
         return ()
 
     def _wallet_list(self, seat: int) -> list[int]:
         """The seat's own notes, smallest first, for the info of a request addressed to it only."""
         out: list[int] = []
-        for c, v in zip(self.wallets[seat], self._notes, strict=True):
+        notes = self._notes
+        for i, c in enumerate(self.wallets[seat]):
             if c:
-                out += [v] * c
+                out += [notes[i]] * c
         return out
 
     def _bid_request(self, seat: int) -> Request:
@@ -622,7 +685,7 @@ class KuhhandelGame(Game):
             "round": self.bid_round,
             "money": self._purse[seat],
         }
-        request: Request = _new(Request, (seat, BID, None, info))
+        request: Request = _new(_REQUEST, (seat, BID, None, info))
         return request
 
     def _open_bidders(self) -> list[int]:
@@ -634,12 +697,15 @@ class KuhhandelGame(Game):
         ]
 
     # ------------------------------------------------------------------ contract: acting
-    def apply(self, seat: int, action: Any) -> None:
+    def apply(self, seat: object, action: Any) -> None:
+        # ``seat`` is checked here, not by its type: the compiled build would otherwise turn a
+        # wrong type into a TypeError (and take ``True`` for seat 1) instead of InvalidAction.
+        # The checks below narrow it to an int.
         if self.stage is BID and self._rounds and type(seat) is int:
             # The most frequent answer by far: a bid or a pass from the seat asked (§4.3).
             kind = type(action)
-            if (kind is _PASS or kind is _BID) and seat == self._order[self._ask]:
-                if kind is _PASS:
+            if (kind is _Pass or kind is _Bid) and seat == self._order[self._ask]:
+                if kind is _Pass:
                     self.bids.append(self._passed[seat])
                     self._log.append(self._pass_logged[seat])
                 else:
@@ -663,10 +729,10 @@ class KuhhandelGame(Game):
                 self._history.append((seat, action))
                 self._pending = None
                 return
-        if type(seat) is not int or not 0 <= seat < self.seats:
-            raise InvalidAction(f"no seat {seat!r} in a {self.seats}-seat game")
+        if type(seat) is not int or not 0 <= seat < self._seats:
+            raise InvalidAction(f"no seat {seat!r} in a {self._seats}-seat game")
         if not isinstance(action, A.Action):
-            action = A.from_json(action)
+            action = _from_json(action)
         stage = self.stage
         if stage is OVER:
             raise IllegalAction("the game is over")
@@ -719,7 +785,7 @@ class KuhhandelGame(Game):
             raise IllegalAction(f"expected {wanted} now (stage {self.stage}), not {action.kind}")
 
     def _event(self, kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> None:
-        self._log.append(_new(Event, (kind, data, to)))
+        self._log.append(_new(_EVENT, (kind, data, to)))
 
     # ------------------------------------------------------------------ §3 turn
     def _begin_turn(self) -> None:
@@ -742,10 +808,10 @@ class KuhhandelGame(Game):
                 self.end_phase = True
                 self._event("end_phase", {})
             # §6: the end phase, a compulsory cow trade each turn; seats that cannot are skipped
-            if not any(self.can_trade(s) for s in range(self.seats)):
+            if not any(self.can_trade(s) for s in range(self._seats)):
                 self._finish(Termination.NORMAL, "every quartet is complete")
                 return
-            if self.end_turns >= rules.max_end_phase_rounds * self.seats:
+            if self.end_turns >= rules.max_end_phase_rounds * self._seats:
                 self._finish(
                     Termination.CAP,
                     f"max_end_phase_rounds ({rules.max_end_phase_rounds}) reached",
@@ -760,10 +826,10 @@ class KuhhandelGame(Game):
                 self._event("turn", {"seat": self.turn_seat, "end_phase": True})
                 return
             self._event("skip", {"seat": self.turn_seat})
-            self.turn_seat = (self.turn_seat + 1) % self.seats
+            self.turn_seat = (self.turn_seat + 1) % self._seats
 
     def _end_turn(self) -> None:
-        self.turn_seat = (self.turn_seat + 1) % self.seats
+        self.turn_seat = (self.turn_seat + 1) % self._seats
         self._begin_turn()
 
     def _on_turn(self, seat: int, action: A.Action) -> None:
@@ -774,32 +840,32 @@ class KuhhandelGame(Game):
         else:
             if action not in choices:
                 self._refuse_turn(seat, action)
-        if isinstance(action, A.Auction):
+        if isinstance(action, _Auction):
             self._draw()
-        elif isinstance(action, A.Draw):
+        elif isinstance(action, _Draw):
             self._start_division(seat)
-        elif isinstance(action, A.Pass):  # the super trade's optional auction declined
+        elif isinstance(action, _Pass):  # the super trade's optional auction declined
             self._end_turn()
         else:
-            assert isinstance(action, A.Challenge)
+            assert isinstance(action, _Challenge)
             self._start_trade(seat, action.opponent, action.species)
 
     def _refuse_turn(self, seat: int, action: A.Action) -> NoReturn:
         """Why ``action`` is not one of this turn's choices (always raises)."""
-        if isinstance(action, A.Auction | A.Draw) and not self.deck:
+        if isinstance(action, _Auction | _Draw) and not self.deck:
             raise IllegalAction("the deck is empty: every turn is a cow trade now (§6)")
-        if isinstance(action, A.Auction) and self._rules.duel:
+        if isinstance(action, _Auction) and self._rules.duel:
             raise IllegalAction("the duel has no auctions: draw to divide instead (§10)")
-        if isinstance(action, A.Draw) and not self._rules.duel:
+        if isinstance(action, _Draw) and not self._rules.duel:
             raise IllegalAction("dividing is for the duel; here you auction (§4)")
-        if isinstance(action, A.Pass):
+        if isinstance(action, _Pass):
             raise IllegalAction("passing the turn is only possible after a super trade (§9.5)")
-        if isinstance(action, A.Challenge):
+        if isinstance(action, _Challenge):
             raise IllegalAction(self._why_not_trade(seat, action))
         raise IllegalAction(f"on your turn, auction or challenge; not {action.kind}")
 
     def _why_not_trade(self, seat: int, c: A.Challenge) -> str:
-        if not 0 <= c.opponent < self.seats or c.opponent == seat:
+        if not 0 <= c.opponent < self._seats or c.opponent == seat:
             return f"seat {c.opponent} is not another seat at this table"
         if c.species == self._n_species and self._rules.rats:
             return "a rat trade needs rats on both sides (§9.4)"
@@ -856,7 +922,7 @@ class KuhhandelGame(Game):
         i = self._note_index[value]
         got = []
         stock = self.reserve if self.reserve is not None else self.bank
-        for s in range(self.seats):
+        for s in range(self._seats):
             if stock is not None:
                 if stock[i] == 0:
                     continue  # §2: an exhausted stock pays nothing
@@ -918,10 +984,10 @@ class KuhhandelGame(Game):
         expected = self._order[self._ask]
         if seat != expected:
             raise IllegalAction(f"it is seat {expected}'s turn to bid, not seat {seat}'s")
-        if isinstance(action, A.Pass):
+        if isinstance(action, _Pass):
             self.bids.append((seat, 0))
             self._log.append((_seat_event, "pass", seat))
-        elif isinstance(action, A.Bid):
+        elif isinstance(action, _Bid):
             self._take_bid(seat, action.amount)
         else:
             raise IllegalAction(f"expected bid or pass now, not {action.kind}")
@@ -954,7 +1020,7 @@ class KuhhandelGame(Game):
         if seat == self.high_bidder:
             raise IllegalAction("you hold the highest bid already")
         self._expect(action, A.Bid, A.Pass)
-        if isinstance(action, A.Bid):
+        if isinstance(action, _Bid):
             self._take_bid(seat, action.amount)
             self.quiet = set()
         else:
@@ -979,10 +1045,10 @@ class KuhhandelGame(Game):
         self._log.append((_closed_event, self.high, self.high_bidder))
 
     def _on_sell_or_buy(self, seat: int, action: A.Action) -> None:
-        if not isinstance(action, (A.Sell, A.Buy)):
+        if not isinstance(action, (_Sell, _Buy)):
             self._expect(action, A.Sell, A.Buy)
         auctioneer = self.turn_seat
-        if isinstance(action, A.Buy):
+        if isinstance(action, _Buy):
             if auctioneer in self.caps and self._purse[auctioneer] < self.high:
                 raise IllegalAction(
                     "your wallet was exposed: you may only buy when you can pay (§4.7)"
@@ -990,7 +1056,7 @@ class KuhhandelGame(Game):
             payer, payee = auctioneer, self.high_bidder
         else:
             payer, payee = self.high_bidder, auctioneer
-        self._log.append((_decision_event, seat, isinstance(action, A.Buy), "auction"))
+        self._log.append((_decision_event, seat, isinstance(action, _Buy), "auction"))
         if self._purse[payer] < self.high:
             self._expose(payer)
             return
@@ -1008,9 +1074,9 @@ class KuhhandelGame(Game):
         self._open_auction()
 
     def _on_pay(self, seat: int, action: A.Action) -> None:
-        if not isinstance(action, A.Pay):
+        if not isinstance(action, _Pay):
             self._expect(action, A.Pay)
-        assert isinstance(action, A.Pay)
+        assert isinstance(action, _Pay)
         left = self._own_notes(seat, action.notes)
         if self.pay_reason == "pedigree":
             # §9.2 paid by number of notes, not value (0-notes are fine)
@@ -1090,27 +1156,27 @@ class KuhhandelGame(Game):
         )
 
     def _on_offer(self, seat: int, action: A.Action) -> None:
-        if not isinstance(action, A.Offer):
+        if not isinstance(action, _Offer):
             self._expect(action, A.Offer)
-        assert isinstance(action, A.Offer)
+        assert isinstance(action, _Offer)
         self._own_notes(seat, action.notes)
         self.offer = action.notes
         self.stage = RESPOND
         self._log.append((_seat_count_event, "offer", seat, len(action.notes)))
 
     def _on_respond(self, seat: int, action: A.Action) -> None:
-        if not isinstance(action, (A.Accept, A.Counter)):
+        if not isinstance(action, (_Accept, _Counter)):
             self._expect(action, A.Accept, A.Counter)
         offer = self.offer or ()
         c, o = self.challenger, self.opponent
         c_left = self._own_notes(c, offer)
-        if isinstance(action, A.Accept):
+        if isinstance(action, _Accept):
             self._log.append((_seat_event, "accept", seat))
             self.wallets[c][:] = c_left
             self._receive(o, offer)
             self._settle_trade(c, offer, None)
             return
-        assert isinstance(action, A.Counter)
+        assert isinstance(action, _Counter)
         o_left = self._own_notes(seat, action.notes)
         self._log.append((_seat_count_event, "counter", seat, len(action.notes)))
         # §5.4: the offers are exchanged; each party keeps what it received
@@ -1164,7 +1230,7 @@ class KuhhandelGame(Game):
         ):
             # §9.5 super trade: the same seat may still hold an auction this turn
             self.traded_this_turn = True
-            self._turn_choices = (A.AUCTION, A.PASS)
+            self._turn_choices = (_AUCTION, _PASS)
             self.stage = TURN
             self._event("super_trade", {"seat": self.turn_seat})
             return
@@ -1202,7 +1268,7 @@ class KuhhandelGame(Game):
         return Request(
             seat,
             CLAIM,
-            tuple(A.Claim(c) for c in range(most + 1)),
+            tuple(_Claim(c) for c in range(most + 1)),
             {
                 "card": self.card,
                 "species": self.card - self._n_species,
@@ -1217,7 +1283,7 @@ class KuhhandelGame(Game):
         if seat in self.claims:
             raise IllegalAction("you already chose your claim for this card")
         self._expect(action, A.Claim)
-        assert isinstance(action, A.Claim)
+        assert isinstance(action, _Claim)
         count = action.count
         most = min(self._rules.countdown_from, sum(self.wallets[seat]))
         if not 0 <= count <= most:
@@ -1226,7 +1292,7 @@ class KuhhandelGame(Game):
             )
         self.claims[seat] = count
         self._event("claim_chosen", {"seat": seat})
-        if len(self.claims) < self.seats - 1:
+        if len(self.claims) < self._seats - 1:
             return
         # The first claim at the highest count wins, in seat order from the auctioneer's left.
         best, claimant = 0, -1
@@ -1248,14 +1314,14 @@ class KuhhandelGame(Game):
     def _on_preempt(self, seat: int, action: A.Action) -> None:
         self._expect(action, A.Preempt, A.Release)
         a, c, count = self.turn_seat, self.claimant, self.claim_count
-        if isinstance(action, A.Preempt):
+        if isinstance(action, _Preempt):
             if sum(self.wallets[a]) < count:
                 raise IllegalAction(f"to pre-empt you must hold {count} notes (§9.2)")
             payer, payee = a, c
         else:
             payer, payee = c, a
         self._event(
-            "decision", {"seat": seat, "buy": isinstance(action, A.Preempt), "for": "pedigree"}
+            "decision", {"seat": seat, "buy": isinstance(action, _Preempt), "for": "pedigree"}
         )
         self.payer, self.payee, self.amount, self.pay_reason = payer, payee, count, "pedigree"
         self.card_to = payer
@@ -1269,18 +1335,18 @@ class KuhhandelGame(Game):
         self._event("rat", {"seat": self.turn_seat})
 
     def _rat_seat(self) -> int:
-        return (self.turn_seat + 1 + self._rat_ask) % self.seats
+        return (self.turn_seat + 1 + self._rat_ask) % self._seats
 
     def _rat_request(self) -> Request:
         seat = self._rat_seat()
         values = sorted({v for v, c in zip(self._notes, self.wallets[seat], strict=True) if c})
-        choices: tuple[A.Action, ...] = (A.TAKE_RAT, *(A.PlaceNote(v) for v in values))
+        choices: tuple[A.Action, ...] = (_TAKE_RAT, *(_PlaceNote(v) for v in values))
         info = {"pile": len(self.rat_pile), "wallet": self._wallet_list(seat)}
         return Request(seat, RAT, choices, info)
 
     def _on_rat(self, seat: int, action: A.Action) -> None:
         self._check_seat(seat, self._rat_seat(), "answer the rat")
-        if isinstance(action, A.TakeRat):
+        if isinstance(action, _TakeRat):
             pile = self.rat_pile
             for v in pile:
                 self.wallets[seat][self._note_index[v]] += 1
@@ -1295,7 +1361,7 @@ class KuhhandelGame(Game):
                 self._end_turn()
             return
         self._expect(action, A.PlaceNote)
-        assert isinstance(action, A.PlaceNote)
+        assert isinstance(action, _PlaceNote)
         i = self._note_index.get(action.note)
         if i is None or not self.wallets[seat][i]:
             raise IllegalAction(f"you hold no note of {action.note}")
@@ -1316,9 +1382,9 @@ class KuhhandelGame(Game):
 
     def _on_divide(self, seat: int, action: A.Action) -> None:
         self._expect(action, A.Keep, A.Give)
-        other = (seat + 1) % self.seats
-        keeper = seat if isinstance(action, A.Keep) else other
-        self._event("divided", {"seat": seat, "keep": isinstance(action, A.Keep)})
+        other = (seat + 1) % self._seats
+        keeper = seat if isinstance(action, _Keep) else other
+        self._event("divided", {"seat": seat, "keep": isinstance(action, _Keep)})
         first, self.peek = self.peek, -1
         second = self.deck.pop() if self.deck else -1
         # Both cards are laid face up; a donkey pays out when it is laid down.
@@ -1393,17 +1459,17 @@ class KuhhandelGame(Game):
             raise RuntimeError("the game is not over")
         if self.termination is Termination.ABORTED:
             return Result(
-                Termination.ABORTED, (0,) * self.seats, (0,) * self.seats, self.end_reason
+                Termination.ABORTED, (0,) * self._seats, (0,) * self._seats, self.end_reason
             )
-        scores = tuple(self.score(s) for s in range(self.seats))
-        money = tuple(self.money(s) for s in range(self.seats))
-        places = places_from_keys([(scores[s], money[s]) for s in range(self.seats)])
+        scores = tuple(self.score(s) for s in range(self._seats))
+        money = tuple(self.money(s) for s in range(self._seats))
+        places = places_from_keys([(scores[s], money[s]) for s in range(self._seats)])
         return Result(
             self.termination,
             tuple(float(x) for x in scores),
             places,
             self.end_reason,
-            {"money": list(money), "quartets": [self.quartets(s) for s in range(self.seats)]},
+            {"money": list(money), "quartets": [self.quartets(s) for s in range(self._seats)]},
         )
 
     def abort(self, reason: str) -> None:

@@ -11,14 +11,23 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
+from cardtable.core.compiled import mypyc_attr
 from cardtable.core.contract import Request
 from cardtable.games.kuhhandel import actions as A
 
-_PASS = A.PASS
-_AUCTION = A.AUCTION
-_MONEY_KINDS = frozenset(("pay", "offer", "respond", "rat"))
+# Final: constants to the optional compiled build (no lookup per use); plain Python ignores it.
+_PASS: Final = A.PASS
+_AUCTION: Final = A.AUCTION
+_BID: Final = A.Bid
+_PAY: Final = A.Pay
+_OFFER: Final = A.Offer
+_COUNTER: Final = A.Counter
+_PLACE_NOTE: Final = A.PlaceNote
+_ACCEPT: Final = A.ACCEPT
+_TAKE_RAT: Final = A.TAKE_RAT
+_MONEY_KINDS: Final = frozenset(("pay", "offer", "respond", "rat"))
 
 
 def _shuffle_steps(m: int) -> tuple[tuple[int, int, int], ...]:
@@ -31,6 +40,7 @@ def _shuffle_steps(m: int) -> tuple[tuple[int, int, int], ...]:
 _SHUFFLE_STEPS = [_shuffle_steps(m) for m in range(64)]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RandomBot:
     """Seeded random legal play. Needs only the request, not the observation."""
 
@@ -57,7 +67,7 @@ class RandomBot:
                 amount = low
             bid = self._bids.get(amount)
             if bid is None:
-                bid = self._bids[amount] = A.Bid(amount)
+                bid = self._bids[amount] = _BID(amount)
             return bid
         if kind == "turn":
             choices: tuple[A.Action, ...] = request.choices or ()
@@ -81,19 +91,19 @@ class RandomBot:
             if "count" in info:  # Master: paid by number of notes
                 notes = list(wallet)
                 rng.shuffle(notes)
-                return A.Pay(tuple(sorted(notes[: info["count"]])))
+                return _PAY(tuple(sorted(notes[: info["count"]])))
             pay = _random_payment(wallet, info["amount"], rng)
             assert pay is not None, "the engine only asks a seat that can pay"
-            return A.Pay(pay)
+            return _PAY(pay)
         if kind == "offer":
-            return A.Offer(_random_notes(wallet, rng))
+            return _OFFER(_random_notes(wallet, rng))
         if kind == "respond":
             if rng.random() < 0.5:
-                return A.ACCEPT
-            return A.Counter(_random_notes(wallet, rng))
+                return _ACCEPT
+            return _COUNTER(_random_notes(wallet, rng))
         if not wallet or rng.random() < 0.3:  # rat
-            return A.TAKE_RAT
-        return A.PlaceNote(rng.choice(wallet))
+            return _TAKE_RAT
+        return _PLACE_NOTE(rng.choice(wallet))
 
 
 def _below(rng: random.Random, n: int) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,11 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
         data = json.loads(out)
         assert code == 0 and data["games"] == 5 and data["decisions_per_game"] > 50
         assert data["games_per_second"] > 0 and data["us_per_decision"] > 0
+        # the build in use, as the engine module was loaded (tests run the editable, plain one;
+        # test_compiled.py checks the compiled build's answer)
+        state = sys.modules["cardtable.games.kuhhandel.state"]
+        plain = (state.__file__ or "").endswith(".py")
+        assert data["engine_build"] == ("pure Python" if plain else "compiled (mypyc)")
 
 
 def test_bad_arguments_give_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:

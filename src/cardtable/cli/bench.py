@@ -8,6 +8,7 @@ import time
 
 from cardtable.cli.play import build_agents, seat_refs
 from cardtable.core import game_spec, run_match
+from cardtable.core.compiled import engine_build
 
 HELP = "measure engine speed: games/s, decisions/s and µs per decision on one core"
 
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         "decisions_per_second": round(decisions / elapsed),
         "us_per_decision": round(elapsed / max(decisions, 1) * 1e6, 2),
         "terminations": terminations,
+        "engine_build": engine_build(),
     }
     if getattr(args, "env", False):
         out.update(_env_speed(args, rules, seats))
@@ -79,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             f"{args.games} games in {elapsed:.2f} s of CPU ({wall:.2f} s wall)\n"
             f"  {out['games_per_second']} games/s, {out['decisions_per_game']} decisions/game, "
             f"{out['decisions_per_second']} decisions/s, {out['us_per_decision']} µs/decision\n"
-            f"  terminations: {terminations}"
+            f"  terminations: {terminations}; engine build: {out['engine_build']}"
         )
         if "env_steps_per_second" in out:
             print(

@@ -27,6 +27,9 @@ _COUNTER: Final = A.Counter
 _PLACE_NOTE: Final = A.PlaceNote
 _ACCEPT: Final = A.ACCEPT
 _TAKE_RAT: Final = A.TAKE_RAT
+# ``random.Random.random`` itself: ``_uniform(rng)`` is ``rng.random()`` without looking the
+# method up at every draw (the bot's generator is a ``random.Random``).
+_uniform: Final = random.Random.random
 _MONEY_KINDS: Final = frozenset(("pay", "offer", "respond", "rat"))
 
 
@@ -57,11 +60,11 @@ class RandomBot:
         if kind == "bid":
             low = info["min"]
             money = info["money"]
-            if rng.random() < 0.5 or low > money:
+            if _uniform(rng) < 0.5 or low > money:
                 return _PASS
             high = info["high"]
             step = max(1, low - high) if high else low
-            amount = low + step * int(rng.random() * 4)
+            amount = low + step * int(_uniform(rng) * 4)
             cap = info["max"]
             if amount > money or (cap is not None and amount > cap):
                 amount = low
@@ -73,7 +76,7 @@ class RandomBot:
             choices: tuple[A.Action, ...] = request.choices or ()
             n = len(choices)
             if choices[0] is _AUCTION and n > 1:
-                if rng.random() < 0.5:
+                if _uniform(rng) < 0.5:
                     return _AUCTION
                 return choices[1 + _below(rng, n - 1)]  # rng.choice(choices[1:])
             return choices[_below(rng, n)]  # rng.choice(choices)

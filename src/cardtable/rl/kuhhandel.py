@@ -746,7 +746,7 @@ class _Follower:
         self.pedigrees: list[list[int]] = [[-1] for _ in range(n)]
         self.rats = [-1] * n
         self.drawn = [-1] * S
-        self.wallets: list[list[int]] = [[-1] for _ in range(n)]
+        self.wallets: list[list[int]] = [[-1] * codec.n_notes for _ in range(n)]
         self.bank: Any = ()
         self.reserve: Any = ()
         self.sync()
@@ -842,23 +842,42 @@ class _Follower:
                 self.drawn[k] = count
 
     def _money(self) -> None:
-        """Note counts (public, in every vector) and each seat's own notes (its own only)."""
+        """Note counts (public, in every vector), bank and reserve (public), each seat's own
+        notes and money (its own only); only the values that changed are written."""
         c, g = self.codec, self.game
-        every = g.bank != self.bank or g.reserve != self.reserve
-        if every:
-            self.bank = None if g.bank is None else g.bank.copy()
-            self.reserve = None if g.reserve is None else g.reserve.copy()
-        # The duel's bank is face down (the observation shows none).
-        bank = None if g.bank is None or g.rules.duel else tuple(g.bank)
-        reserve = None if g.reserve is None else tuple(g.reserve)
-        for s, wallet in enumerate(g.wallets):
-            if not every and wallet == self.wallets[s]:
+        o = c._o_money
+        D = c.n_notes
+        writers = self.writers
+        bank = g.bank
+        if bank != self.bank:
+            if bank is not None and not g.rules.duel:  # the duel's bank is face down
+                self._notes_block(bank, self.bank, o + D + 1)
+            self.bank = None if bank is None else bank.copy()
+        reserve = g.reserve
+        if reserve != self.reserve:
+            if reserve is not None:
+                self._notes_block(reserve, self.reserve, o + 2 * D + 1)
+            self.reserve = None if reserve is None else reserve.copy()
+        for s, (wallet, old) in enumerate(zip(g.wallets, self.wallets, strict=True)):
+            if wallet == old:
                 continue
+            w = writers[s]  # the seat's own notes: its own vector only
+            for k, count in enumerate(wallet):
+                if count != old[k]:
+                    w[o + k] = 0.2 * count
+            w[o + D] = sum(n * v for n, v in zip(wallet, c.notes, strict=True)) * c._ms
             self.wallets[s] = wallet.copy()
             value = sum(wallet) * 0.1
-            for me, w in enumerate(self.writers):
+            for me, w in enumerate(writers):
                 w[self.row_at[s][me]] = value
-            self.bases[s][c._o_money : c._o_auction] = c._money_block(tuple(wallet), bank, reserve)
+
+    def _notes_block(self, counts: list[int], old: Any, o: int) -> None:
+        """A public block of note counts (bank, reserve) at ``o`` in every seat's vector."""
+        for k, count in enumerate(counts):
+            if not old or count != old[k]:
+                value = 0.1 * count
+                for w in self.writers:
+                    w[o + k] = value
 
     def moment(self, w: Any, me: int) -> None:
         """Write the features of the moment as ``me`` sees them (as

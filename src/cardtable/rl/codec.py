@@ -94,7 +94,8 @@ class Draft:
         self.count = 0  # number of chosen notes
         self.limit = n_values - 1  # largest note index still allowed (notes go largest first)
         self.base = -1  # the bid the menu starts from (-1: the request's minimum)
-        self.available: list[int] | None = None  # codec scratch: what the request allows
+        #: codec scratch: what the request allows still (Kuhhandel: the notes not chosen yet)
+        self.available: list[int] | None = None
 
     @property
     def started(self) -> bool:

@@ -269,14 +269,13 @@ class KuhhandelCodec(Codec):
         return m
 
     def _note_options(self, kind: str, info: Mapping[str, Any], draft: Draft) -> dict[int, Any]:
-        avail = draft.available
+        """The options of a payment, offer or counter-offer now."""
+        avail = draft.available  # the notes not chosen yet (advance() takes each one chosen)
         if avail is None:  # the first step of this answer: count the wallet once
             idx = self.note_index
             avail = draft.available = [0] * self.n_notes
             for v in info["wallet"]:
                 avail[idx[v]] += 1
-        if draft.count:
-            avail = [a - c for a, c in zip(avail, draft.chosen, strict=True)]
         notes = self.notes
         note0 = self.note0
         top = draft.limit
@@ -326,6 +325,8 @@ class KuhhandelCodec(Codec):
             draft.base = base + BID_MENU * self.raise_
             return
         i = step.value  # one more note of value notes[i]; the next may not be larger
+        if draft.available is not None:
+            draft.available[i] -= 1
         draft.chosen[i] += 1
         draft.total += self.notes[i]
         draft.count += 1

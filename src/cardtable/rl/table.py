@@ -72,7 +72,6 @@ class Table:
         self.request: Request | None = None
         self.draft: Draft | None = None
         self.last_seat = -1
-        self.env_steps = 0
         self._obs: dict[int, Any] = {}
         self._no_mask = read_only_mask(codec.n_actions, ())
         self._spare: Draft | None = codec.new_draft(None) if codec.renews_drafts else None
@@ -174,19 +173,16 @@ class Table:
 
     def step(self, index: Any) -> bool:
         """Apply the choosing seat's index; ``True`` when the engine received an action."""
-        request, draft = self.request, self.draft
-        if request is None or draft is None:
+        draft = self.draft
+        if draft is None:  # no request either
             raise ValueError("the game is over")
+        request: Any = self.request
         seat = self.seat
-        self.env_steps += 1
-        codec = self.codec
-        if self.choosing is not None or request.kind in codec.blind_kinds:
+        if self.choosing is not None or request.kind in self.codec.blind_kinds:
             obs = None
         else:
-            obs = self._obs.get(seat)
-            if obs is None:
-                obs = self._options_view(seat)
-        value = codec.choose(obs, request, draft, int(index), True)
+            obs = self._options_view(seat)
+        value = self.codec.choose(obs, request, draft, int(index), True)
         if value is None:
             return False
         if value is WAIT:
@@ -199,13 +195,11 @@ class Table:
         if self._obs:
             self._obs = {}
         pending = game.pending()
-        spare = self._spare
-        if len(pending) == 1 and spare is not None:
+        if len(pending) == 1 and draft is self._spare:
             # As _select() does for a single request (nearly every step), one call less.
-            request = pending[0]
-            self.seat, self.request = request.seat, request
-            spare.renew(request)
-            self.draft = spare
+            request = self.request = pending[0]
+            self.seat = request.seat
+            draft.renew(request)
         else:
             self._select()
         return True

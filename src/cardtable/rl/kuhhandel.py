@@ -186,6 +186,9 @@ class KuhhandelCodec(Codec):
         self._layout()
         self._last: tuple[Any, Any, np.ndarray] = (None, None, self._zeros)
         self._follower: _Follower | None = None
+        #: The vector without its draft of the payment or offer being answered, with its
+        #: request, seat and the length of the game's history then (see :meth:`follow`).
+        self._held: tuple[Any, int, int, np.ndarray] = (None, -1, -1, self._zeros)
 
     # ------------------------------------------------------------------ actions
     def new_draft(self, request: Request | None) -> Draft:
@@ -444,6 +447,13 @@ class KuhhandelCodec(Codec):
     ) -> np.ndarray | None:
         # The seat's slow blocks come from the follower (kept up to date, see
         # :class:`_Follower`); the features of the moment are written on a copy.
+        held = self._held
+        if held[0] is request and held[1] == seat and held[2] == len(game.history()):
+            # A later step of the same payment or offer: nothing but the draft has changed.
+            out = held[3].copy()
+            if draft is not None and (draft.count or draft.base >= 0):  # draft.started
+                self._write_draft(out.data, draft)
+            return out
         f = self._follower
         if f is None or f.game is not game:
             f = self._follower = _Follower(self, game)
@@ -465,6 +475,12 @@ class KuhhandelCodec(Codec):
             f._auction(w, seat)  # as moment() does, one call less
         else:
             f.moment(w, seat)
+            if request is not None and request.kind in _NOTE_KINDS:
+                # Answered note by note: keep the vector without the draft for the next steps
+                # (its own copy: the caller owns what it gets).
+                self._held = (request, seat, len(game.history()), out)
+                out = out.copy()
+                w = out.data
         if draft is not None and (draft.count or draft.base >= 0):  # draft.started
             self._write_draft(w, draft)
         return out

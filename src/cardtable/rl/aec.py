@@ -129,7 +129,13 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         if not self._over:  # the game goes on: the agent is the seat choosing, no reward yet
             if not observe:
                 return None, 0.0, False, False, self.infos[agent]
-            return self.table.encode_choosing(), 0.0, False, False, self.infos[agent]
+            t: Any = self.table  # a request is open: the seat choosing has one, and its draft
+            choosing = t.choosing
+            if choosing is not None:  # no observation, nothing to decide
+                obs = choosing(t.game, t.seat, t.request, t.draft)
+            else:
+                obs = t.encode(t.seat)
+            return obs, 0.0, False, False, self.infos[agent]
         return (
             self.table.encode(self._index[agent]) if observe else None,
             self._cumulative_rewards[agent],

@@ -62,6 +62,7 @@ count, own claim); the rat pile; the duel's peeked card; the bid bounds. Only th
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import mul
 from typing import Any
 
 import numpy as np
@@ -173,6 +174,7 @@ class KuhhandelCodec(Codec):
         self._rats = 1.0 / max(rules.rats, 1)
         self._bid_menus: dict[tuple[bool, int, bool], tuple[dict[int, Any], np.ndarray]] = {}
         self._menu_masks: dict[int, np.ndarray] = {}
+        self._bid_views: dict[tuple[bool, int | None], tuple[dict[int, Any], np.ndarray]] = {}
         self._bid_actions: dict[int, A.Bid] = {}
         self._pay_with = [Build("pay", i) for i in range(D)]  # the payment ends with this note
         self._note_steps = [Step("note", i) for i in range(D)]  # one more note of this value
@@ -230,20 +232,36 @@ class KuhhandelCodec(Codec):
 
     def _bid_menu(self, info: Mapping[str, Any], draft: Draft) -> tuple[dict[int, Any], np.ndarray]:
         """The options of a bid now and their mask (both shared: read them only)."""
-        first = draft.base < 0
-        base = info["min"] if first else draft.base
+        base = draft.base
+        first = base < 0
+        if first:
+            base = info["min"]
         limit = info.get("max")
         if not self.overbid:
             money = info["money"]
-            limit = money if limit is None else min(limit, money)
+            if limit is None or money < limit:
+                limit = money
+        # The menu depends only on whether it is the first and on how far the limit is above
+        # the base (its tokens are relative, ``bid+k``): one lookup finds it.
+        key = (first, None if limit is None else limit - base)
+        menu = self._bid_views.get(key)
+        if menu is None:
+            if len(self._bid_views) > 4096:
+                self._bid_views.clear()
+            menu = self._bid_views[key] = self._new_bid_menu(first, base, limit)
+        return menu
+
+    def _new_bid_menu(
+        self, first: bool, base: int, limit: int | None
+    ) -> tuple[dict[int, Any], np.ndarray]:
+        """The menu of :meth:`_bid_menu` from the bid it starts at and the highest allowed."""
         r = self.raise_
         if limit is None:
             count, more = BID_MENU, True
         else:
             count = 0 if base > limit else min(BID_MENU, (limit - base) // r + 1)
             more = base + BID_MENU * r <= limit
-        # The menu's tokens are relative (``bid+k``), so a few dicts serve every bid (shared:
-        # read-only, like every options dict).
+        # A few dicts serve every bid (shared: read-only, like every options dict).
         key = (first, count, more)
         menu = self._bid_menus.get(key)
         if menu is None:
@@ -433,14 +451,20 @@ class KuhhandelCodec(Codec):
         return out
 
     def _write_draft(self, w: Any, draft: Draft) -> None:
+        """The draft's block, on a vector whose block is all zeros."""
         o = self._o_draft
-        for i, c in enumerate(draft.chosen):
-            if c:
-                w[o + i] = 0.2 * c
-        o += self.n_notes
-        w[o] = draft.total * self._ms
-        w[o + 1] = (draft.limit + 1) / self.n_notes
-        w[o + 2] = max(draft.base, 0) * self._ms
+        D = self.n_notes
+        if draft.count:
+            chosen = draft.chosen
+            for i in range(draft.limit, D):  # notes go largest first: none below the limit
+                c = chosen[i]
+                if c:
+                    w[o + i] = 0.2 * c
+            w[o + D] = draft.total * self._ms
+        w[o + D + 1] = (draft.limit + 1) / D
+        base = draft.base
+        if base > 0:
+            w[o + D + 2] = base * self._ms
 
     def follow(
         self, game: Any, seat: int, request: Request | None, draft: Draft | None
@@ -882,7 +906,7 @@ class _Follower:
             for k, count in enumerate(wallet):
                 if count != old[k]:
                     w[o + k] = 0.2 * count
-            w[o + D] = sum(n * v for n, v in zip(wallet, c.notes, strict=True)) * c._ms
+            w[o + D] = sum(map(mul, wallet, c.notes)) * c._ms
             self.wallets[s] = wallet.copy()
             value = sum(wallet) * 0.1
             for me, w in enumerate(writers):

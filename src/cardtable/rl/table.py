@@ -76,7 +76,8 @@ class Table:
         self._no_mask = read_only_mask(codec.n_actions, ())
         self._spare: Draft | None = codec.new_draft(None) if codec.renews_drafts else None
         #: :meth:`Codec.choosing` where the codec always follows (no observation ever), else
-        #: ``None``: the environments call it straight away on every step.
+        #: ``None``: the environments call it straight away on every step, with the game, the
+        #: seat choosing, its request and draft (else :meth:`encode` of the seat choosing).
         self.choosing = codec.choosing if codec.always_follows else None
 
     def reset(self, seed: int) -> None:
@@ -141,15 +142,6 @@ class Table:
         if obs is None and req.kind not in codec.blind_kinds:
             obs = self._options_view(seat)
         return {"observation": vector, "action_mask": codec.shared_mask(obs, req, draft, True)}
-
-    def encode_choosing(self) -> dict[str, np.ndarray]:
-        """:meth:`encode` of the seat choosing now (the environments' every step)."""
-        draft = self.draft
-        choosing = self.choosing
-        if draft is not None and choosing is not None:  # no observation, nothing to decide
-            request: Any = self.request
-            return choosing(self.game, self.seat, request, draft)
-        return self.encode(self.seat)
 
     def mask(self) -> np.ndarray:
         """The mask of the seat choosing now (read-only, may be shared)."""

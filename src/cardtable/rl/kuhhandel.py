@@ -758,6 +758,10 @@ class _Follower:
         "game",
         "herds",
         "hold_at",
+        "ms",
+        "n",
+        "o_auction",
+        "o_high",
         "pedigrees",
         "rats",
         "reserve",
@@ -772,6 +776,9 @@ class _Follower:
         self.codec = codec
         self.game = game
         n, S = codec.seats, codec.n_species
+        self.n, self.ms = n, codec._ms  # read at every step: one load each
+        self.o_auction = codec._o_auction  # the auction's flag, then its lot
+        self.o_high = codec._o_auction + 1 + codec._cards  # high bid, round, high bidder
         self.bases = [codec._zeros.copy() for _ in range(n)]
         self.writers: list[Any] = [b.data for b in self.bases]
         # Where the row of seat ``s`` starts in the vector of seat ``me``: ``[s][me]``.
@@ -975,21 +982,22 @@ class _Follower:
             w[self.codec._o_peek + g.peek] = 1.0
 
     def _auction(self, w: Any, me: int) -> None:
-        g, c = self.game, self.codec
-        n, ms = c.seats, c._ms
-        o = c._o_auction
+        g = self.game
+        o = self.o_auction
         w[o] = 1.0
         for card in g.lot:
-            w[o + 1 + card] = w[o + 1 + card] + 1.0
-        o += 1 + c._cards
+            w[o + 1 + card] += 1.0
+        o = self.o_high
+        ms = self.ms
         w[o] = g.high * ms
         w[o + 1] = g.bid_round * 0.1
         high_bidder = g.high_bidder
         if high_bidder >= 0:
-            w[o + 2 + (high_bidder - me) % n] = 1.0
+            w[o + 2 + (high_bidder - me) % self.n] = 1.0
         caps = g.caps
         if caps:
-            o = c._o_seats
+            o = self.codec._o_seats
+            n = self.n
             for s, cap in caps.items():
                 r = o + 4 * ((s - me) % n)
                 w[r + 2] = 1.0

@@ -757,7 +757,7 @@ class _Follower:
         "end_phase",
         "game",
         "herds",
-        "hold_at",
+        "hold_cells",
         "ms",
         "n",
         "o_auction",
@@ -765,7 +765,7 @@ class _Follower:
         "pedigrees",
         "rats",
         "reserve",
-        "row_at",
+        "row_cells",
         "turn_seat",
         "turns",
         "wallets",
@@ -783,8 +783,11 @@ class _Follower:
         self.writers: list[Any] = [b.data for b in self.bases]
         # Where the row of seat ``s`` starts in the vector of seat ``me``: ``[s][me]``.
         width = codec._hold_width
-        self.hold_at = [[codec._o_hold + (s - me) % n * width for me in range(n)] for s in range(n)]
-        self.row_at = [[codec._o_seats + 4 * ((s - me) % n) for me in range(n)] for s in range(n)]
+        hold_at = [[codec._o_hold + (s - me) % n * width for me in range(n)] for s in range(n)]
+        row_at = [[codec._o_seats + 4 * ((s - me) % n) for me in range(n)] for s in range(n)]
+        # Paired with the vectors' writers: ``[s]`` is ``[(writer of me, offset), ...]``.
+        self.hold_cells = [list(zip(self.writers, at, strict=True)) for at in hold_at]
+        self.row_cells = [list(zip(self.writers, at, strict=True)) for at in row_at]
         # What the vectors show now (-1 / empty: not written yet, so all differs at first).
         self.at = -1
         self.bids: Any = None  # the auction's list of bids when the vectors were last brought up
@@ -843,11 +846,12 @@ class _Follower:
             w[o + 2] = turns
         turn, old = g.turn_seat, self.turn_seat
         if turn != old:
-            for me, w in enumerate(self.writers):
-                if 0 <= old < c.seats:
-                    w[self.row_at[old][me] + 1] = 0.0
-                if 0 <= turn < c.seats:
-                    w[self.row_at[turn][me] + 1] = 1.0
+            if 0 <= old < c.seats:
+                for w, r in self.row_cells[old]:
+                    w[r + 1] = 0.0
+            if 0 <= turn < c.seats:
+                for w, r in self.row_cells[turn]:
+                    w[r + 1] = 1.0
             self.turn_seat = turn
 
     def _holdings(self) -> None:
@@ -858,25 +862,25 @@ class _Follower:
         for s, (herd, old, peds, old_peds) in enumerate(
             zip(g.herds, self.herds, g.pedigrees, self.pedigrees, strict=True)
         ):
-            at = self.hold_at[s]
+            cells = self.hold_cells[s]
             if herd != old:
                 for k, count in enumerate(herd):
                     if count != old[k]:
                         value = count * inv[k]
-                        for me, w in enumerate(self.writers):
-                            w[at[me] + k] = value
+                        for w, a in cells:
+                            w[a + k] = value
                 self.herds[s] = herd.copy()
             if peds != old_peds:
                 for k in range(S):
                     value = 1.0 if k in peds else 0.0
-                    for me, w in enumerate(self.writers):
-                        w[at[me] + S + k] = value
+                    for w, a in cells:
+                        w[a + S + k] = value
                 self.pedigrees[s] = peds.copy()
             count = g.rats[s]
             if count != self.rats[s]:
                 value = count * rats
-                for me, w in enumerate(self.writers):
-                    w[at[me] + 2 * S] = value
+                for w, a in cells:
+                    w[a + 2 * S] = value
                 self.rats[s] = count
 
     def _drawn(self) -> None:
@@ -916,8 +920,8 @@ class _Follower:
             w[o + D] = sum(map(mul, wallet, c.notes)) * c._ms
             self.wallets[s] = wallet.copy()
             value = sum(wallet) * 0.1
-            for me, w in enumerate(writers):
-                w[self.row_at[s][me]] = value
+            for w, r in self.row_cells[s]:
+                w[r] = value
 
     def _notes_block(self, counts: list[int], old: Any, o: int) -> None:
         """A public block of note counts (bank, reserve) at ``o`` in every seat's vector."""

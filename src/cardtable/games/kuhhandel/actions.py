@@ -37,10 +37,14 @@ from typing import Any, ClassVar, Final
 from cardtable.core.contract import InvalidAction
 
 
-@dataclass(frozen=True, slots=True)
 class Action:
-    """Base class of every Kuhhandel action."""
+    """Base class of every Kuhhandel action; each kind is a frozen dataclass below.
 
+    ``kind`` is set on each class right after it (``Bid.kind = "bid"``), not in its body: in a
+    dataclass body the compiled build (mypyc) would take it for a field.
+    """
+
+    __slots__ = ()
     kind: ClassVar[str] = ""
 
     def to_json(self) -> dict[str, Any]:
@@ -61,14 +65,16 @@ class Action:
 class Auction(Action):
     """Draw the top card and put it up for auction."""
 
-    kind: ClassVar[str] = "auction"
+
+Auction.kind = "auction"
 
 
 @dataclass(frozen=True, slots=True)
 class Draw(Action):
     """The duel: draw the top card to divide it (look at it in secret, then keep or give)."""
 
-    kind: ClassVar[str] = "draw"
+
+Draw.kind = "draw"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +84,6 @@ class Challenge(Action):
     In Master, ``species == len(rules.species)`` challenges for rats (§9.4).
     """
 
-    kind: ClassVar[str] = "challenge"
     opponent: int
     species: int
 
@@ -86,43 +91,52 @@ class Challenge(Action):
         return {"kind": self.kind, "opponent": self.opponent, "species": self.species}
 
 
+Challenge.kind = "challenge"
+
+
 @dataclass(frozen=True, slots=True)
 class Bid(Action):
     """Bid ``amount`` (an amount, not notes)."""
 
-    kind: ClassVar[str] = "bid"
     amount: int
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "amount": self.amount}
 
 
+Bid.kind = "bid"
+
+
 @dataclass(frozen=True, slots=True)
 class Pass(Action):
     """Do not bid now (in ``rounds`` auctions a seat that passed is asked again next round)."""
 
-    kind: ClassVar[str] = "pass"
+
+Pass.kind = "pass"
 
 
 @dataclass(frozen=True, slots=True)
 class Knock(Action):
     """Open auctions: the auctioneer closes the auction ("going once, going twice, sold")."""
 
-    kind: ClassVar[str] = "knock"
+
+Knock.kind = "knock"
 
 
 @dataclass(frozen=True, slots=True)
 class Sell(Action):
     """The auctioneer sells to the highest bidder."""
 
-    kind: ClassVar[str] = "sell"
+
+Sell.kind = "sell"
 
 
 @dataclass(frozen=True, slots=True)
 class Buy(Action):
     """The auctioneer pre-empts: pays the highest bid to the highest bidder and keeps the card."""
 
-    kind: ClassVar[str] = "buy"
+
+Buy.kind = "buy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,85 +151,98 @@ class _Notes(Action):
 class Pay(_Notes):
     """Pay the requested amount with these notes."""
 
-    kind: ClassVar[str] = "pay"
+
+Pay.kind = "pay"
 
 
 @dataclass(frozen=True, slots=True)
 class Offer(_Notes):
     """The challenger's face-down offer (any of its notes; empty is allowed)."""
 
-    kind: ClassVar[str] = "offer"
+
+Offer.kind = "offer"
 
 
 @dataclass(frozen=True, slots=True)
 class Accept(Action):
     """The opponent takes the offer and hands over the cards at stake."""
 
-    kind: ClassVar[str] = "accept"
+
+Accept.kind = "accept"
 
 
 @dataclass(frozen=True, slots=True)
 class Counter(_Notes):
     """The opponent's face-down counter-offer (any of its notes; empty is allowed)."""
 
-    kind: ClassVar[str] = "counter"
+
+Counter.kind = "counter"
 
 
 @dataclass(frozen=True, slots=True)
 class Claim(Action):
     """Pedigree countdown: claim the card when the count reaches ``count`` (0 = never claim)."""
 
-    kind: ClassVar[str] = "claim"
     count: int
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "count": self.count}
 
 
+Claim.kind = "claim"
+
+
 @dataclass(frozen=True, slots=True)
 class Preempt(Action):
     """The auctioneer takes the pedigree card and gives the claimant the notes."""
 
-    kind: ClassVar[str] = "preempt"
+
+Preempt.kind = "preempt"
 
 
 @dataclass(frozen=True, slots=True)
 class Release(Action):
     """The auctioneer lets the claimant have the pedigree card for the notes."""
 
-    kind: ClassVar[str] = "release"
+
+Release.kind = "release"
 
 
 @dataclass(frozen=True, slots=True)
 class TakeRat(Action):
     """Take the rat together with every note placed beside it."""
 
-    kind: ClassVar[str] = "take_rat"
+
+TakeRat.kind = "take_rat"
 
 
 @dataclass(frozen=True, slots=True)
 class PlaceNote(Action):
     """Place one note (any value, 0 allowed) face down beside the rat."""
 
-    kind: ClassVar[str] = "place_note"
     note: int
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "note": self.note}
 
 
+PlaceNote.kind = "place_note"
+
+
 @dataclass(frozen=True, slots=True)
 class Keep(Action):
     """The duel: keep the peeked card (the opponent gets the next card unseen)."""
 
-    kind: ClassVar[str] = "keep"
+
+Keep.kind = "keep"
 
 
 @dataclass(frozen=True, slots=True)
 class Give(Action):
     """The duel: give the peeked card to the opponent (this seat gets the next card unseen)."""
 
-    kind: ClassVar[str] = "give"
+
+Give.kind = "give"
 
 
 AUCTION: Final[Auction] = Auction()

@@ -83,8 +83,8 @@ class RandomBot:
         if kind in _MONEY_KINDS:
             return self._money(request, info)
         assert request.choices, f"no choices for {kind!r}"
-        choice: A.Action = rng.choice(request.choices)
-        return choice
+        others: tuple[A.Action, ...] = request.choices
+        return others[_below(rng, len(others))]  # rng.choice(others)
 
     def _money(self, request: Request, info: Any) -> A.Action:
         rng = self.rng
@@ -106,7 +106,7 @@ class RandomBot:
             return _COUNTER(_random_notes(wallet, rng))
         if not wallet or rng.random() < 0.3:  # rat
             return _TAKE_RAT
-        return _PLACE_NOTE(rng.choice(wallet))
+        return _PLACE_NOTE(wallet[_below(rng, len(wallet))])  # rng.choice(wallet)
 
 
 def _below(rng: random.Random, n: int) -> int:

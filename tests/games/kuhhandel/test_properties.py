@@ -113,7 +113,11 @@ class KuhhandelMachine(RuleBasedStateMachine):
         before = len(self.game.events())
         action = self.bots[req.seat].act(None, req)
         self.game.apply(req.seat, action)
-        for ev in self.game.events(before):
+        self._count_payouts(before)
+
+    def _count_payouts(self, since: int) -> None:
+        """Donkey payouts (§4.1) since event ``since``: notes that entered the game."""
+        for ev in self.game.events(since):
             if ev.kind == "payout":
                 self.payouts[self.game.rules.notes.index(ev.data["note"])] += len(ev.data["seats"])
 
@@ -122,12 +126,13 @@ class KuhhandelMachine(RuleBasedStateMachine):
     def refused_move_changes_nothing(self, which: int) -> None:
         seat, action = bad_actions(self.rng, self.game)[which]
         before = snapshot(self.game)
+        events = len(self.game.events())
         try:
             self.game.apply(seat, action)
         except ActionError:
             assert snapshot(self.game) == before
-        else:
-            self.game = self.game  # it happened to be legal: fine
+        else:  # it happened to be legal (an auction, say): fine, and it may have paid out
+            self._count_payouts(events)
 
     @precondition(lambda self: self.game.is_over())
     @rule()

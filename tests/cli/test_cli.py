@@ -81,6 +81,15 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
         assert data["engine_build"] == ("pure Python" if plain else "compiled (mypyc)")
 
 
+def test_bench_repeat_reports_the_fastest_run(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "bench", "kuhhandel", "--games", "3", "--repeat", "3", "--json")
+    data = json.loads(out)
+    each = data["games_per_second_each_run"]
+    assert code == 0 and data["runs"] == 3 and len(each) == 3
+    assert data["games_per_second"] == max(each)
+    assert data["decisions_per_game"] > 50  # the same games each run: one run's count
+
+
 def test_bad_arguments_give_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "kuhhandel", "--rules", "nope"]) == 2
     assert "unknown rule set 'nope'" in capsys.readouterr().err

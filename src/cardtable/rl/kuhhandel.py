@@ -62,7 +62,6 @@ count, own claim); the rat pile; the duel's peeked card; the bid bounds. Only th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from operator import mul
 from typing import Any
 
 import numpy as np
@@ -70,6 +69,7 @@ import numpy as np
 from cardtable.core.contract import Request
 from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel import stages as ST
+from cardtable.games.kuhhandel.money import wallet_value
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 from cardtable.games.kuhhandel.rules import RuleSet
 from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, read_only_mask
@@ -917,7 +917,7 @@ class _Follower:
             for k, count in enumerate(wallet):
                 if count != old[k]:
                     w[o + k] = 0.2 * count
-            w[o + D] = sum(map(mul, wallet, c.notes)) * c._ms
+            w[o + D] = wallet_value(wallet, c.notes) * c._ms
             self.wallets[s] = wallet.copy()
             value = sum(wallet) * 0.1
             for w, r in self.row_cells[s]:

@@ -10,6 +10,7 @@ start afresh for each new game on the same table.
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -95,6 +96,43 @@ def test_every_seat_every_step_equals_its_observation(rules: Any, seats: int) ->
             steps += 1
         for s in range(table.seats):  # the vectors after the end
             _check(table, s, f"game {seed} over")
+    assert steps > 200
+
+
+@pytest.mark.parametrize(("rules", "seats"), CASES, ids=IDS)
+def test_the_environment_step_gives_the_observation_and_the_options(rules: Any, seats: int) -> None:
+    """The environment's own path (``env.last()``: the codec's ``choosing``, with the bidding's
+    kept templates and the menus of fixed choices found by the choices' identity) gives the
+    vector of the seat's observation and the mask of its options listed afresh, at every step."""
+    from cardtable.rl.aec import CardtableEnv
+
+    env = CardtableEnv("kuhhandel", rules, seats)
+    codec = env.codec
+    assert isinstance(codec, KuhhandelCodec)
+    steps = 0
+    for seed in (31, 32, 31):
+        rng = random.Random(seed)
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            table = env.table
+            seat, request, draft = table.seat, table.request, table.draft
+            assert request is not None and draft is not None and agent == f"seat_{seat}"
+            seen = table.game.observe(seat)
+            want = codec.encode(seen, request, draft)
+            if not np.array_equal(obs["observation"], want):
+                bad = np.flatnonzero(obs["observation"] != want).tolist()
+                pytest.fail(f"game {seed} step {steps} ({request.kind}): features {bad} differ")
+            fresh = copy.copy(draft)
+            fresh.options = None
+            options = codec.options(seen, request, fresh, wait=True)
+            assert obs["action_mask"].nonzero()[0].tolist() == sorted(options), request.kind
+            obs["observation"][:] = -7.0  # the caller owns its vector
+            env.step(random_index(obs["action_mask"], rng))
+            steps += 1
     assert steps > 200
 
 

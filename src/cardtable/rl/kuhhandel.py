@@ -92,6 +92,9 @@ KINDS = (
 )
 _KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
 _NOTE_KINDS = frozenset(("pay", "offer", "respond"))  # answered note by note
+# Answered from a few choices that the engine keeps as the same objects game after game.
+_FIXED_KINDS = frozenset(("turn", "knock", "sell_or_buy", "preempt", "divide"))
+_BID = ST.BID
 
 PASS, DRAW, KNOCK, SELL, BUY, ACCEPT, PREEMPT, RELEASE, TAKE_RAT, KEEP, GIVE, DONE, RAISE = range(
     13
@@ -191,6 +194,12 @@ class KuhhandelCodec(Codec):
         #: The vector without its draft of the payment or offer being answered, with its
         #: request, seat and the length of the game's history then (see :meth:`follow`).
         self._held: tuple[Any, int, int, np.ndarray] = (None, -1, -1, self._zeros)
+        #: The bidding's templates (:meth:`_bid_template`): the auction's list of bids and a
+        #: template per seat.
+        self._templates: tuple[Any, list[np.ndarray | None]] = (None, [])
+        #: Options, mask and choices of requests with fixed choices, by kind, seat and the ids
+        #: of the choices (see :meth:`choosing`).
+        self._choice_menus: dict[tuple[Any, ...], tuple[dict[int, Any], np.ndarray, Any]] = {}
 
     # ------------------------------------------------------------------ actions
     def new_draft(self, request: Request | None) -> Draft:
@@ -512,12 +521,34 @@ class KuhhandelCodec(Codec):
     def choosing(
         self, game: Any, seat: int, request: Request, draft: Draft
     ) -> dict[str, np.ndarray]:
-        # :meth:`follow`, then the mask: a bid's comes with its menu, any other request's is
-        # found by the keys of its options (the generic path only for options not seen yet).
+        # :meth:`follow`, then the mask: a bid's comes with its menu, a request with a few fixed
+        # choices finds its options and mask by the identity of its choices, any other request's
+        # mask is found by the keys of its options (the generic path only for options not seen).
+        kind = request.kind
+        if kind == "bid":
+            if draft.base < 0:  # the first step of a bid: half of all steps
+                f = self._follower
+                bids = game.bids
+                if f is not None and f.game is game and bids is f.bids and game.stage is _BID:
+                    return self._bidding(f, game, seat, request, draft, bids)
+        elif kind in _FIXED_KINDS and draft.options is None:
+            choices = request.choices or ()
+            key = (kind, seat, *map(id, choices))
+            menu = self._choice_menus.get(key)
+            if menu is None:
+                if len(self._choice_menus) > 4096:
+                    self._choice_menus.clear()
+                opts = self.options(None, request, draft, wait=True)
+                # The choices are kept with their menu: while they live, no other object has
+                # their ids, so a later request with the same ids has the same choices.
+                fixed = read_only_mask(self.n_actions, opts)
+                menu = self._choice_menus[key] = (opts, fixed, choices)
+            draft.options = menu[0]
+            vector: Any = self.follow(game, seat, request, draft)  # always a vector here
+            return {"observation": vector, "action_mask": menu[1]}
         out: Any = self.follow(game, seat, request, draft)
         mask: np.ndarray | None = None
         if draft.options is None:
-            kind = request.kind
             if kind == "bid":
                 draft.options, mask = self._bid_menu(request.info or {}, draft)
             else:
@@ -530,6 +561,67 @@ class KuhhandelCodec(Codec):
         if mask is None:  # not seen yet, or options already listed (shared_mask knows them)
             mask = self.shared_mask(None, request, draft, True)
         return {"observation": out, "action_mask": mask}
+
+    def _bidding(
+        self, f: _Follower, game: Any, seat: int, request: Request, draft: Draft, bids: Any
+    ) -> dict[str, np.ndarray]:
+        """:meth:`choosing` for the first step of a bid while the follower is up to date (as
+        :meth:`follow` and :meth:`_bid_menu` give it, in one call): the seat's vector for this
+        auction without the bidding's state is kept (:meth:`_bid_template`); the high bid,
+        the round, the high bidder, the bounds and the caps are written on its copy."""
+        templates = self._templates
+        if templates[0] is not bids:  # a new auction
+            templates = self._templates = (bids, [None] * self.seats)
+        template = templates[1][seat]
+        if template is None:
+            template = templates[1][seat] = self._bid_template(f, game, seat)
+        out = template.copy()
+        w: Any = out.data
+        ms = f.ms
+        o = f.o_high
+        high = game.high
+        if high:
+            w[o] = high * ms
+        w[o + 1] = game.bid_round * 0.1
+        high_bidder = game.high_bidder
+        if high_bidder >= 0:
+            w[o + 2 + (high_bidder - seat) % f.n] = 1.0
+        caps = game.caps
+        if caps:
+            o = self._o_seats
+            n = f.n
+            for s, c in caps.items():
+                r = o + 4 * ((s - seat) % n)
+                w[r + 2] = 1.0
+                w[r + 3] = c * ms
+        info: Any = request.info
+        low = info["min"]
+        cap = info.get("max")
+        money = info["money"]
+        o = self._o_bounds
+        w[o] = low * ms
+        w[o + 1] = (money if cap is None else cap) * ms
+        # The menu, as _bid_menu() finds it for a first step.
+        limit = cap
+        if not self.overbid and (limit is None or money < limit):
+            limit = money
+        menu = self._bid_views.get((True, None if limit is None else limit - low))
+        if menu is None:
+            menu = self._bid_menu(info, draft)
+        draft.options = menu[0]
+        return {"observation": out, "action_mask": menu[1]}
+
+    def _bid_template(self, f: _Follower, game: Any, seat: int) -> np.ndarray:
+        """The vector of ``seat`` during the bidding of this auction without what changes with
+        each bid: its kept vector with the request kind, the auction's flag and its lot."""
+        template = f.bases[seat].copy()
+        w: Any = template.data
+        w[_KIND_INDEX["bid"]] = 1.0
+        o = f.o_auction
+        w[o] = 1.0
+        for card in game.lot:
+            w[o + 1 + card] += 1.0
+        return template
 
     def choose(
         self, obs: Any, request: Request, draft: Draft, index: int, wait: bool = False

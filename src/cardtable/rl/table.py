@@ -20,7 +20,7 @@ import numpy as np
 
 from cardtable.core.contract import Game, Request
 from cardtable.core.registry import GameSpec, game_spec
-from cardtable.rl.codec import WAIT, Codec, Draft, read_only_mask
+from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, read_only_mask
 
 
 def resolve_rules(spec: GameSpec, rules: Any) -> Any:
@@ -168,15 +168,31 @@ class Table:
         draft = self.draft
         if draft is None:  # no request either
             raise ValueError("the game is over")
+        index = int(index)
         request: Any = self.request
         seat = self.seat
-        if self.choosing is not None or request.kind in self.codec.blind_kinds:
-            obs = None
-        else:
-            obs = self._options_view(seat)
-        value = self.codec.choose(obs, request, draft, int(index), True)
-        if value is None:
+        opts = draft.options
+        value: Any = None if opts is None else opts.get(index)
+        kind = type(value)
+        # The choice, as Codec.choose makes it from options listed already (nearly every step:
+        # the observation listed them); anything else, an index not allowed too, goes through
+        # the codec's own choose().
+        if kind is Step:
+            self.codec.advance(draft, value, request)
+            draft.options = None
             return False
+        if value is None or kind is Build:
+            codec = self.codec
+            if self.choosing is not None or request.kind in codec.blind_kinds:
+                obs = None
+            else:
+                obs = self._options_view(seat)
+            if value is None:
+                value = codec.choose(obs, request, draft, index, True)
+                if value is None:
+                    return False
+            else:
+                value = codec.build(obs, request, draft, value)
         if value is WAIT:
             self.last_seat = seat
             self._select()

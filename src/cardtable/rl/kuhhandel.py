@@ -427,6 +427,7 @@ class KuhhandelCodec(Codec):
         self._o_money = o  # own notes per value (D), money, bank (D), reserve (D)
         o += 3 * D + 1
         self._o_auction = o  # flag, lot (cards), high bid, round, high bidder (n)
+        self._o_high = o + 1 + cards
         o += 1 + cards + 2 + n
         self._o_trade = o  # flag, cards, offers, again, own offer; challenger, opponent; species
         o += 5 + 2 * n + S + 1
@@ -527,10 +528,17 @@ class KuhhandelCodec(Codec):
         kind = request.kind
         if kind == "bid":
             if draft.base < 0:  # the first step of a bid: half of all steps
-                f = self._follower
                 bids = game.bids
-                if f is not None and f.game is game and bids is f.bids and game.stage is _BID:
-                    return self._bidding(f, game, seat, request, draft, bids)
+                templates = self._templates
+                if templates[0] is not bids or game.stage is not _BID:
+                    f = self._follower
+                    if f is not None and f.game is game and bids is f.bids and game.stage is _BID:
+                        # The follower is up to date for this auction (nothing moves while
+                        # bidding): keep a template per seat (the auction's list of bids
+                        # is new for each auction of each game, and stays so while kept).
+                        templates = self._templates = (bids, [None] * self.seats)
+                if templates[0] is bids:
+                    return self._bidding(game, seat, request, draft, templates[1])
         elif kind in _FIXED_KINDS and draft.options is None:
             choices = request.choices or ()
             key = (kind, seat, *map(id, choices))
@@ -563,33 +571,30 @@ class KuhhandelCodec(Codec):
         return {"observation": out, "action_mask": mask}
 
     def _bidding(
-        self, f: _Follower, game: Any, seat: int, request: Request, draft: Draft, bids: Any
+        self, game: Any, seat: int, request: Request, draft: Draft, templates: list[Any]
     ) -> dict[str, np.ndarray]:
         """:meth:`choosing` for the first step of a bid while the follower is up to date (as
         :meth:`follow` and :meth:`_bid_menu` give it, in one call): the seat's vector for this
         auction without the bidding's state is kept (:meth:`_bid_template`); the high bid,
         the round, the high bidder, the bounds and the caps are written on its copy."""
-        templates = self._templates
-        if templates[0] is not bids:  # a new auction
-            templates = self._templates = (bids, [None] * self.seats)
-        template = templates[1][seat]
+        template = templates[seat]
         if template is None:
-            template = templates[1][seat] = self._bid_template(f, game, seat)
+            template = templates[seat] = self._bid_template(game, seat)
         out = template.copy()
         w: Any = out.data
-        ms = f.ms
-        o = f.o_high
+        ms = self._ms
+        o = self._o_high
         high = game.high
         if high:
             w[o] = high * ms
         w[o + 1] = game.bid_round * 0.1
         high_bidder = game.high_bidder
         if high_bidder >= 0:
-            w[o + 2 + (high_bidder - seat) % f.n] = 1.0
+            w[o + 2 + (high_bidder - seat) % self.seats] = 1.0
         caps = game.caps
         if caps:
             o = self._o_seats
-            n = f.n
+            n = self.seats
             for s, c in caps.items():
                 r = o + 4 * ((s - seat) % n)
                 w[r + 2] = 1.0
@@ -611,13 +616,14 @@ class KuhhandelCodec(Codec):
         draft.options = menu[0]
         return {"observation": out, "action_mask": menu[1]}
 
-    def _bid_template(self, f: _Follower, game: Any, seat: int) -> np.ndarray:
+    def _bid_template(self, game: Any, seat: int) -> np.ndarray:
         """The vector of ``seat`` during the bidding of this auction without what changes with
         each bid: its kept vector with the request kind, the auction's flag and its lot."""
+        f: Any = self._follower
         template = f.bases[seat].copy()
         w: Any = template.data
         w[_KIND_INDEX["bid"]] = 1.0
-        o = f.o_auction
+        o = self._o_auction
         w[o] = 1.0
         for card in game.lot:
             w[o + 1 + card] += 1.0

@@ -620,7 +620,7 @@ class KuhhandelCodec(Codec):
         """The vector of ``seat`` during the bidding of this auction without what changes with
         each bid: its kept vector with the request kind, the auction's flag and its lot."""
         f: Any = self._follower
-        template = f.bases[seat].copy()
+        template: np.ndarray = f.bases[seat].copy()
         w: Any = template.data
         w[_KIND_INDEX["bid"]] = 1.0
         o = self._o_auction

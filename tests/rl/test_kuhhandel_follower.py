@@ -128,9 +128,11 @@ def test_a_follower_that_missed_a_change_is_caught() -> None:
     rng = random.Random(5)
     table.reset(5)
     original = K._Follower._money
+    calls = [0]
 
     def blind_to_notes(self: Any) -> None:
-        if self.at <= 0:  # the wallets as dealt, then never again
+        calls[0] += 1
+        if calls[0] == 1:  # the wallets as dealt, then never again
             original(self)
 
     K._Follower._money = blind_to_notes  # type: ignore[method-assign]

@@ -166,9 +166,11 @@ def test_a_follower_that_missed_a_change_is_caught() -> None:
     rng = random.Random(5)
     table.reset(5)
     original = K._Follower._money
+    calls = [0]
 
     def blind_to_notes(self: Any) -> None:
-        if self.at <= 0:  # the wallets as dealt, then never again
+        calls[0] += 1
+        if calls[0] == 1:  # the wallets as dealt, then never again
             original(self)
 
     K._Follower._money = blind_to_notes  # type: ignore[method-assign]
@@ -180,3 +182,31 @@ def test_a_follower_that_missed_a_change_is_caught() -> None:
                 table.step(random_index(table.mask(), rng))
     finally:
         K._Follower._money = original  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize(("rules", "seats"), CASES, ids=IDS)
+def test_the_engine_counts_every_move_the_follower_skips(rules: Any, seats: int) -> None:
+    """The follower compares cards only when ``card_moves`` moved and notes only when
+    ``note_moves`` moved: at no step may a list change while its counter stands still."""
+    table = Table("kuhhandel", rules, seats)
+    rng = random.Random(7)
+    table.reset(7)
+    g = table.game
+
+    def cards() -> Any:
+        return repr((g.deck, g.drawn, g.herds, g.rats, g.pedigrees)), g.card_moves
+
+    def notes() -> Any:
+        return repr((g.wallets, g.bank, g.reserve)), g.note_moves
+
+    before = cards(), notes()
+    moved = [0, 0]
+    while table.seat >= 0:
+        table.step(random_index(table.mask(), rng))
+        after = cards(), notes()
+        for i in (0, 1):
+            if after[i][0] != before[i][0]:
+                assert after[i][1] != before[i][1], f"{('cards', 'notes')[i]} moved uncounted"
+                moved[i] += 1
+        before = after
+    assert all(moved)

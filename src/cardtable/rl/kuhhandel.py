@@ -829,14 +829,16 @@ class _Follower:
     """Every seat's vector of one game without the features of the moment (request, draft,
     auction, cow trade, payment, countdown, rat pile, peeked card, caps), kept up to date.
 
-    After each action (the length of the game's history) the blocks it keeps are compared with
-    the engine's state (a few list comparisons, done in C); what changed is written into the
-    vector of every seat, each seat's own notes only into its own. While the bidding of the
-    auction seen last goes on (the same list of bids: the engine starts each auction with a new
-    one) nothing is compared: bids and passes move no card and no note. The features of the
-    moment are read from the engine's state at every step (:meth:`moment`). (The engine's
-    events would say what changed too, but the engine builds them only when read, and building
-    them cost about a third of an engine decision.)
+    The engine counts its moves (:class:`~cardtable.games.kuhhandel.state.KuhhandelGame`'s
+    ``card_moves``: deck, drawn cards, herds, rats, pedigrees; ``note_moves``: wallets, bank,
+    reserve). At each step the few scalars (turns, deck, whose turn, end phase) are compared and
+    the counters read; only the blocks whose counter moved since are compared with the engine's
+    lists (in C), and only what changed is written into the vector of every seat, each seat's own
+    notes only into its own. While the bidding of the auction seen last goes on (the same list of
+    bids: the engine starts each auction with a new one) nothing is compared: bids and passes
+    move no card and no note. The features of the moment are read from the engine's state at
+    every step (:meth:`moment`). (The engine's events would say what changed too, but the engine
+    builds them only when read, and building them cost about a third of an engine decision.)
 
     Every read of the engine's state is in this class; it reads what
     :func:`~cardtable.games.kuhhandel.observe.observe` shows the seat and nothing else (of the
@@ -845,10 +847,10 @@ class _Follower:
     """
 
     __slots__ = (
-        "at",
         "bank",
         "bases",
         "bids",
+        "card_moves",
         "codec",
         "deck",
         "drawn",
@@ -858,12 +860,17 @@ class _Follower:
         "hold_cells",
         "ms",
         "n",
+        "note_moves",
+        "note_range",
+        "notes",
         "o_auction",
         "o_high",
         "pedigrees",
         "rats",
         "reserve",
         "row_cells",
+        "seat_range",
+        "species_range",
         "turn_seat",
         "turns",
         "wallets",
@@ -875,6 +882,10 @@ class _Follower:
         self.game = game
         n, S = codec.seats, codec.n_species
         self.n, self.ms = n, codec._ms  # read at every step: one load each
+        self.notes = codec.notes
+        self.seat_range = range(n)
+        self.species_range = range(S)
+        self.note_range = range(codec.n_notes)
         self.o_auction = codec._o_auction  # the auction's flag, then its lot
         self.o_high = codec._o_auction + 1 + codec._cards  # high bid, round, high bidder
         self.bases = [codec._zeros.copy() for _ in range(n)]
@@ -887,8 +898,8 @@ class _Follower:
         self.hold_cells = [list(zip(self.writers, at, strict=True)) for at in hold_at]
         self.row_cells = [list(zip(self.writers, at, strict=True)) for at in row_at]
         # What the vectors show now (-1 / empty: not written yet, so all differs at first).
-        self.at = -1
         self.bids: Any = None  # the auction's list of bids when the vectors were last brought up
+        self.card_moves = self.note_moves = -1  # the engine's counters when last brought up
         self.turns = self.deck = self.turn_seat = -1
         self.end_phase: Any = None
         self.herds: list[list[int]] = [[-1] * S for _ in range(n)]
@@ -904,16 +915,16 @@ class _Follower:
     def sync(self) -> None:
         """Bring every seat's kept blocks up to date with the engine's state."""
         g = self.game
-        if g.bids is self.bids and g.stage is ST.BID:
-            # Still the bidding of the auction seen last (the engine starts every auction, a
-            # repeated one too, with a new list of bids): bids and passes move no card and no
-            # note, so nothing kept can have changed.
-            return
-        at = len(g.history())
-        if at == self.at:  # no action since: nothing kept can have changed
-            return
-        self.at = at
-        self.bids = g.bids if g.stage is ST.BID else None
+        if g.stage is ST.BID:
+            bids = g.bids
+            if bids is self.bids:
+                # Still the bidding of the auction seen last (the engine starts every auction, a
+                # repeated one too, with a new list of bids): bids and passes move no card and
+                # no note, so nothing kept can have changed.
+                return
+            self.bids = bids
+        else:
+            self.bids = None
         if (
             g.turns != self.turns
             or len(g.deck) != self.deck
@@ -921,27 +932,39 @@ class _Follower:
             or g.end_phase is not self.end_phase
         ):
             self._scalars()
-        if g.herds != self.herds or g.rats != self.rats or g.pedigrees != self.pedigrees:
+        moves = g.card_moves
+        if moves != self.card_moves:  # a card drawn, laid, given or traded
+            self.card_moves = moves
             self._holdings()
-        if g.drawn != self.drawn:
-            self._drawn()
-        if g.wallets != self.wallets or g.bank != self.bank or g.reserve != self.reserve:
+            if g.drawn != self.drawn:
+                self._drawn()
+        moves = g.note_moves
+        if moves != self.note_moves:  # notes paid out, paid, traded, placed or taken
+            self.note_moves = moves
             self._money()
 
     def _scalars(self) -> None:
-        """End phase, cards left in the deck, turns, whose turn it is."""
+        """End phase, cards left in the deck, turns, whose turn it is (what changed)."""
         c, g = self.codec, self.game
         o = c._o_scalars
-        self.end_phase = end_phase = g.end_phase
-        self.turns = g.turns
-        self.deck = len(g.deck)
-        flag = 1.0 if end_phase else 0.0
-        deck = self.deck / c._deck
-        turns = self.turns * 0.01
-        for w in self.writers:
-            w[o] = flag
-            w[o + 1] = deck
-            w[o + 2] = turns
+        end_phase = g.end_phase
+        if end_phase is not self.end_phase:
+            self.end_phase = end_phase
+            flag = 1.0 if end_phase else 0.0
+            for w in self.writers:
+                w[o] = flag
+        deck = len(g.deck)
+        if deck != self.deck:
+            self.deck = deck
+            value = deck / c._deck
+            for w in self.writers:
+                w[o + 1] = value
+        turns = g.turns
+        if turns != self.turns:
+            self.turns = turns
+            value = turns * 0.01
+            for w in self.writers:
+                w[o + 2] = value
         turn, old = g.turn_seat, self.turn_seat
         if turn != old:
             if 0 <= old < c.seats:
@@ -953,43 +976,74 @@ class _Follower:
             self.turn_seat = turn
 
     def _holdings(self) -> None:
-        """Herds, pedigrees and rats of the seats whose holdings changed."""
-        c, g = self.codec, self.game
-        S = c.n_species
-        inv, rats = c._inv_size, c._rats
-        for s, (herd, old, peds, old_peds) in enumerate(
-            zip(g.herds, self.herds, g.pedigrees, self.pedigrees, strict=True)
-        ):
-            cells = self.hold_cells[s]
-            if herd != old:
-                for k, count in enumerate(herd):
-                    if count != old[k]:
-                        value = count * inv[k]
-                        for w, a in cells:
-                            w[a + k] = value
-                self.herds[s] = herd.copy()
-            if peds != old_peds:
-                for k in range(S):
-                    value = 1.0 if k in peds else 0.0
-                    for w, a in cells:
-                        w[a + S + k] = value
-                self.pedigrees[s] = peds.copy()
-            count = g.rats[s]
-            if count != self.rats[s]:
-                value = count * rats
-                for w, a in cells:
-                    w[a + 2 * S] = value
-                self.rats[s] = count
+        """Herds, pedigrees and rats of the seats whose holdings changed; of a herd, only the
+        counts that changed are written (found by a plain loop: cheaper here than ``map``)."""
+        g = self.game
+        herds, kept = g.herds, self.herds
+        if herds != kept:
+            inv = self.codec._inv_size
+            S = self.codec.n_species
+            # Where to look: usually only the species of the last lot or the last cow trade
+            # moved (public state); all species only if the herd still differs after them.
+            looks = (g.lot, (g.trade_species,), self.species_range)
+            for s in self.seat_range:
+                herd, old = herds[s], kept[s]
+                if herd == old:
+                    continue
+                cells = self.hold_cells[s]
+                for ks in looks:
+                    for k in ks:
+                        if 0 <= k < S:  # (lot: pedigrees and rats; trade: rats, -1: none)
+                            count = herd[k]
+                            if count != old[k]:
+                                old[k] = count
+                                value = count * inv[k]
+                                for w, a in cells:
+                                    w[a + k] = value
+                    if herd == old:
+                        break
+        rats, kept_rats = g.rats, self.rats
+        if rats != kept_rats:
+            scale = self.codec._rats
+            o = 2 * self.codec.n_species
+            for s in self.seat_range:
+                count = rats[s]
+                if count != kept_rats[s]:
+                    kept_rats[s] = count
+                    value = count * scale
+                    for w, a in self.hold_cells[s]:
+                        w[a + o] = value
+        pedigrees, kept_peds = g.pedigrees, self.pedigrees
+        if pedigrees != kept_peds:
+            S = self.codec.n_species
+            for s in self.seat_range:
+                peds, old = pedigrees[s], kept_peds[s]
+                if peds != old:
+                    cells = self.hold_cells[s]
+                    for k in set(peds).symmetric_difference(old):
+                        if k >= 0:  # (-1: the mark of a row not written yet)
+                            value = 1.0 if k in peds else 0.0
+                            for w, a in cells:
+                                w[a + S + k] = value
+                    kept_peds[s] = peds.copy()
 
     def _drawn(self) -> None:
         c, g = self.codec, self.game
         o = c._o_drawn
-        for k, count in enumerate(g.drawn):
-            if count != self.drawn[k]:
-                value = count * c._inv_size[k]
-                for w in self.writers:
-                    w[o + k] = value
-                self.drawn[k] = count
+        drawn, kept = g.drawn, self.drawn
+        inv = c._inv_size
+        S = c.n_species
+        for ks in (g.lot, self.species_range):  # usually the last lot was drawn, nothing else
+            for k in ks:
+                if k < S:  # (the lot may be a pedigree or a rat)
+                    count = drawn[k]
+                    if count != kept[k]:
+                        kept[k] = count
+                        value = count * inv[k]
+                        for w in self.writers:
+                            w[o + k] = value
+            if drawn == kept:
+                break
 
     def _money(self) -> None:
         """Note counts (public, in every vector), bank and reserve (public), each seat's own
@@ -997,7 +1051,6 @@ class _Follower:
         c, g = self.codec, self.game
         o = c._o_money
         D = c.n_notes
-        writers = self.writers
         bank = g.bank
         if bank != self.bank:
             if bank is not None and not g.rules.duel:  # the duel's bank is face down
@@ -1008,15 +1061,20 @@ class _Follower:
             if reserve is not None:
                 self._notes_block(reserve, self.reserve, o + 2 * D + 1)
             self.reserve = None if reserve is None else reserve.copy()
-        for s, (wallet, old) in enumerate(zip(g.wallets, self.wallets, strict=True)):
+        wallets, kept = g.wallets, self.wallets
+        if wallets == kept:
+            return
+        for s in self.seat_range:
+            wallet, old = wallets[s], kept[s]
             if wallet == old:
                 continue
-            w = writers[s]  # the seat's own notes: its own vector only
-            for k, count in enumerate(wallet):
+            w = self.writers[s]  # the seat's own notes: its own vector only
+            for k in self.note_range:
+                count = wallet[k]
                 if count != old[k]:
+                    old[k] = count
                     w[o + k] = 0.2 * count
-            w[o + D] = wallet_value(wallet, c.notes) * c._ms
-            self.wallets[s] = wallet.copy()
+            w[o + D] = wallet_value(wallet, self.notes) * c._ms
             value = sum(wallet) * 0.1
             for w, r in self.row_cells[s]:
                 w[r] = value

@@ -235,6 +235,7 @@ _STATE: Final = (
     "bids",
     "caps",
     "card",
+    "card_moves",
     "card_names",
     "card_to",
     "challenger",
@@ -252,6 +253,7 @@ _STATE: Final = (
     "high",
     "high_bidder",
     "lot",
+    "note_moves",
     "offer",
     "opponent",
     "pay_reason",
@@ -281,7 +283,19 @@ _UNSET: Final = object()
 
 
 class KuhhandelGame(Game):
-    """A game of Kuhhandel under any :class:`RuleSet` (create it with :func:`new_game`)."""
+    """A game of Kuhhandel under any :class:`RuleSet` (create it with :func:`new_game`).
+
+    Besides the state the rules need, two public read-only counters say when things moved, for
+    followers such as the RL environment (which keep copies of the engine's lists and need not
+    compare them while a counter stands still):
+
+    - ``card_moves`` goes up whenever the deck, ``drawn``, ``herds``, ``rats`` or ``pedigrees``
+      change (a card drawn, laid, given or traded);
+    - ``note_moves`` goes up whenever ``wallets``, ``bank`` or ``reserve`` change (a payout, a
+      payment, a trade's notes, a rat's pile).
+
+    Only the change of a counter means something (not its value); a copy keeps them.
+    """
 
     name = "kuhhandel"
     record_version = 1
@@ -335,6 +349,8 @@ class KuhhandelGame(Game):
                 s - w * seats for s, w in zip(rules.supply, rules.start_wallet, strict=True)
             ]
         self.drawn = [0] * n_species
+        self.card_moves = 0  # see the class docstring
+        self.note_moves = 0
         first = 0 if rules.first_seat == "zero" else self._rng.randrange(seats)
         self.first_seat = first
         self.turn_seat = first
@@ -437,6 +453,7 @@ class KuhhandelGame(Game):
                     reserve[i] += take
                     bank[i] -= take
         self.reserve = reserve
+        self.note_moves += 1
         pool = [i for i, c in enumerate(bank) for _ in range(c)]
         for i in self._rng.sample(pool, min(self._rules.duel_removed_notes, len(pool))):
             bank[i] -= 1
@@ -475,6 +492,8 @@ class KuhhandelGame(Game):
         if turn_seat is not None:
             self.turn_seat = turn_seat
         self.arranged = True
+        self.card_moves += 1
+        self.note_moves += 1
         self._obs_cache = None
         self.turns = 0
         self._log.clear()
@@ -879,6 +898,7 @@ class KuhhandelGame(Game):
     # ------------------------------------------------------------------ §4 auction
     def _draw(self) -> None:
         card = self.deck.pop()
+        self.card_moves += 1
         self.card = card
         self.lot = [card]
         n = self._n_species
@@ -927,6 +947,7 @@ class KuhhandelGame(Game):
                 stock[i] -= 1
             self.wallets[s][i] += 1
             got.append(s)
+        self.note_moves += 1
         self._event("payout", {"note": value, "seats": got})
 
     def _open_auction(self) -> None:
@@ -1123,13 +1144,14 @@ class KuhhandelGame(Game):
         index = self._note_index
         for v in notes:
             wallet[index[v]] += 1
+        self.note_moves += 1
 
     def _transfer(
         self, payer: int, payee: int, left: list[int], notes: tuple[int, ...], why: str
     ) -> None:
         """``payer`` (whose wallet becomes ``left``) hands ``notes`` to ``payee``."""
         self.wallets[payer][:] = left
-        self._receive(payee, notes)
+        self._receive(payee, notes)  # counts the note moves
         log = self._log
         log.append((_payment_event, payer, payee, len(notes), self.amount, why))
         log.append((_payment_notes_event, payer, payee, notes))
@@ -1142,6 +1164,7 @@ class KuhhandelGame(Game):
             self.rats[seat] += 1
         else:
             self.pedigrees[seat].append(card - n)
+        self.card_moves += 1
         self._log.append((_card_event, "card", seat, card, self.card_names[card]))
 
     # ------------------------------------------------------------------ §5 cow trade
@@ -1178,7 +1201,7 @@ class KuhhandelGame(Game):
         if isinstance(action, _Accept):
             self._log.append((_seat_event, "accept", seat))
             self.wallets[c][:] = c_left
-            self._receive(o, offer)
+            self._receive(o, offer)  # counts the note moves
             self._settle_trade(c, offer, None)
             return
         assert isinstance(action, _Counter)
@@ -1187,7 +1210,7 @@ class KuhhandelGame(Game):
         # §5.4: the offers are exchanged; each party keeps what it received
         self.wallets[c][:] = c_left
         self.wallets[o][:] = o_left
-        self._receive(o, offer)
+        self._receive(o, offer)  # counts the note moves
         self._receive(c, action.notes)
         a, b = sum(offer), sum(action.notes)
         if a == b and self._rules.trade_tie == "offer_again" and self.tie_rounds == 0:
@@ -1223,6 +1246,7 @@ class KuhhandelGame(Game):
         else:
             self.herds[loser][k] -= n
             self.herds[winner][k] += n
+        self.card_moves += 1
         log = self._log
         log.append((_trade_event, c, o, k, self.trade_name(k), n, winner, offer, counter))
         log.append((_trade_notes_event, c, o, offer, counter))
@@ -1356,6 +1380,8 @@ class KuhhandelGame(Game):
             for v in pile:
                 self.wallets[seat][self._note_index[v]] += 1
             self.rats[seat] += 1
+            self.card_moves += 1
+            self.note_moves += 1
             self._event("rat_taken", {"seat": seat, "count": len(pile)})
             self._event("rat_notes", {"seat": seat, "notes": sorted(pile)}, (seat,))
             self.rat_pile = []
@@ -1371,6 +1397,7 @@ class KuhhandelGame(Game):
         if i is None or not self.wallets[seat][i]:
             raise IllegalAction(f"you hold no note of {action.note}")
         self.wallets[seat][i] -= 1
+        self.note_moves += 1
         self.rat_pile.append(action.note)
         self._rat_ask += 1
         self._event("rat_note", {"seat": seat, "count": len(self.rat_pile)})
@@ -1379,6 +1406,7 @@ class KuhhandelGame(Game):
     # ------------------------------------------------------------------ §10 the duel
     def _start_division(self, seat: int) -> None:
         self.peek = self.deck.pop()
+        self.card_moves += 1
         self.stage = DIVIDE
         self._event("divide", {"seat": seat, "deck": len(self.deck)})
         self._event(
@@ -1392,6 +1420,7 @@ class KuhhandelGame(Game):
         self._event("divided", {"seat": seat, "keep": isinstance(action, _Keep)})
         first, self.peek = self.peek, -1
         second = self.deck.pop() if self.deck else -1
+        self.card_moves += 1
         # Both cards are laid face up; a donkey pays out when it is laid down.
         self._lay_down(keeper, first)
         if second >= 0:

@@ -982,26 +982,18 @@ class _Follower:
         herds, kept = g.herds, self.herds
         if herds != kept:
             inv = self.codec._inv_size
-            S = self.codec.n_species
-            # Where to look: usually only the species of the last lot or the last cow trade
-            # moved (public state); all species only if the herd still differs after them.
-            looks = (g.lot, (g.trade_species,), self.species_range)
+            species = self.species_range
             for s in self.seat_range:
                 herd, old = herds[s], kept[s]
-                if herd == old:
-                    continue
-                cells = self.hold_cells[s]
-                for ks in looks:
-                    for k in ks:
-                        if 0 <= k < S:  # (lot: pedigrees and rats; trade: rats, -1: none)
-                            count = herd[k]
-                            if count != old[k]:
-                                old[k] = count
-                                value = count * inv[k]
-                                for w, a in cells:
-                                    w[a + k] = value
-                    if herd == old:
-                        break
+                if herd != old:
+                    cells = self.hold_cells[s]
+                    for k in species:
+                        count = herd[k]
+                        if count != old[k]:
+                            old[k] = count
+                            value = count * inv[k]
+                            for w, a in cells:
+                                w[a + k] = value
         rats, kept_rats = g.rats, self.rats
         if rats != kept_rats:
             scale = self.codec._rats
@@ -1032,18 +1024,13 @@ class _Follower:
         o = c._o_drawn
         drawn, kept = g.drawn, self.drawn
         inv = c._inv_size
-        S = c.n_species
-        for ks in (g.lot, self.species_range):  # usually the last lot was drawn, nothing else
-            for k in ks:
-                if k < S:  # (the lot may be a pedigree or a rat)
-                    count = drawn[k]
-                    if count != kept[k]:
-                        kept[k] = count
-                        value = count * inv[k]
-                        for w in self.writers:
-                            w[o + k] = value
-            if drawn == kept:
-                break
+        for k in self.species_range:
+            count = drawn[k]
+            if count != kept[k]:
+                kept[k] = count
+                value = count * inv[k]
+                for w in self.writers:
+                    w[o + k] = value
 
     def _money(self) -> None:
         """Note counts (public, in every vector), bank and reserve (public), each seat's own

@@ -527,12 +527,12 @@ class KuhhandelCodec(Codec):
         # mask is found by the keys of its options (the generic path only for options not seen).
         kind = request.kind
         if kind == "bid":
-            if draft.base < 0:  # the first step of a bid: half of all steps
+            if draft.base < 0 and game.stage is _BID:  # a bid's first step: half of all steps
                 bids = game.bids
                 templates = self._templates
-                if templates[0] is not bids or game.stage is not _BID:
+                if templates[0] is not bids:
                     f = self._follower
-                    if f is not None and f.game is game and bids is f.bids and game.stage is _BID:
+                    if f is not None and f.game is game and bids is f.bids:
                         # The follower is up to date for this auction (nothing moves while
                         # bidding): keep a template per seat (the auction's list of bids
                         # is new for each auction of each game, and stays so while kept).
@@ -600,19 +600,11 @@ class KuhhandelCodec(Codec):
                 w[r + 2] = 1.0
                 w[r + 3] = c * ms
         info: Any = request.info
-        low = info["min"]
         cap = info.get("max")
-        money = info["money"]
         o = self._o_bounds
-        w[o] = low * ms
-        w[o + 1] = (money if cap is None else cap) * ms
-        # The menu, as _bid_menu() finds it for a first step.
-        limit = cap
-        if not self.overbid and (limit is None or money < limit):
-            limit = money
-        menu = self._bid_views.get((True, None if limit is None else limit - low))
-        if menu is None:
-            menu = self._bid_menu(info, draft)
+        w[o] = info["min"] * ms
+        w[o + 1] = (info["money"] if cap is None else cap) * ms
+        menu = self._bid_menu(info, draft)
         draft.options = menu[0]
         return {"observation": out, "action_mask": menu[1]}
 

@@ -48,6 +48,7 @@ def measure_env(
     cpu = max(time.process_time() - c0, 1e-9)
     return {
         "env_games": games,
+        "env_steps": steps,
         "env_cpu_seconds": round(cpu, 3),
         "env_steps_per_game": round(steps / games, 1),
         "env_steps_per_decision": round(steps / max(decisions, 1), 2),
@@ -100,7 +101,7 @@ def measure_plain(
         run_match(match, [load_bot(game, "random", seed=(seed + g) * 1000 + s) for s in range(n)])
         decisions += len(match.history())
     cpu = max(time.process_time() - c0, 1e-9)
-    return {"plain_decisions_per_second": round(decisions / cpu)}
+    return {"plain_decisions": decisions, "plain_decisions_per_second": round(decisions / cpu)}
 
 
 def compare(

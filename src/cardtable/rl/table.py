@@ -204,16 +204,10 @@ class Table:
             self._obs = {}
         pending = game.pending()
         if len(pending) == 1 and draft is self._spare:
-            # As _select() does for a single request (nearly every step), two calls less: the
-            # spare draft renewed in place, as Draft.renew does.
+            # As _select() does for a single request (nearly every step), one call less.
             request = self.request = pending[0]
             self.seat = request.seat
-            draft.request = request
-            draft.options = None
-            draft.available = None
-            if draft.count:
-                draft.renew(request)
-            draft.base = -1
+            draft.renew(request)
         else:
             self._select()
         return True

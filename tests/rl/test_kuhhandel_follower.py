@@ -106,11 +106,25 @@ def test_the_environment_step_gives_the_observation_and_the_options(rules: Any, 
     vector of the seat's observation and the mask of its options listed afresh, at every step."""
     from cardtable.rl.aec import CardtableEnv
 
-    env = CardtableEnv("kuhhandel", rules, seats)
+    assert _play_checked(CardtableEnv("kuhhandel", rules, seats), (31, 32, 31)) > 200
+
+
+def test_the_environment_step_with_caps_gives_the_observation_and_the_options() -> None:
+    """As above with ``overbid``: seats win bids they cannot pay, are exposed and bid again
+    under a cap (§4.7), which the bidding's kept templates must show."""
+    from cardtable.rl.aec import CardtableEnv
+
+    env = CardtableEnv("kuhhandel", "competition", 5, overbid=True)
+    assert _play_checked(env, (31,), need_caps=True) > 200
+
+
+def _play_checked(env: Any, seeds: tuple[int, ...], *, need_caps: bool = False) -> int:
+    """Play ``env`` with a uniform policy, checking every step's observation and mask; the
+    number of steps."""
     codec = env.codec
     assert isinstance(codec, KuhhandelCodec)
-    steps = 0
-    for seed in (31, 32, 31):
+    steps = capped = 0
+    for seed in seeds:
         rng = random.Random(seed)
         env.reset(seed=seed)
         for agent in env.agent_iter():
@@ -131,9 +145,11 @@ def test_the_environment_step_gives_the_observation_and_the_options(rules: Any, 
             options = codec.options(seen, request, fresh, wait=True)
             assert obs["action_mask"].nonzero()[0].tolist() == sorted(options), request.kind
             obs["observation"][:] = -7.0  # the caller owns its vector
+            capped += bool(table.game.caps)
             env.step(random_index(obs["action_mask"], rng))
             steps += 1
-    assert steps > 200
+    assert capped or not need_caps, "no step under a cap"
+    return steps
 
 
 @pytest.mark.parametrize(("rules", "seats"), CASES, ids=IDS)

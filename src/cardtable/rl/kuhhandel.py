@@ -177,7 +177,9 @@ class KuhhandelCodec(Codec):
         self._rats = 1.0 / max(rules.rats, 1)
         self._bid_menus: dict[tuple[bool, int, bool], tuple[dict[int, Any], np.ndarray]] = {}
         self._menu_masks: dict[int, np.ndarray] = {}
-        self._bid_views: dict[tuple[bool, int | None], tuple[dict[int, Any], np.ndarray]] = {}
+        # The menus of a bid's first and later steps, by how far the limit is above the base.
+        self._first_views: dict[int | None, tuple[dict[int, Any], np.ndarray]] = {}
+        self._bid_views: dict[int | None, tuple[dict[int, Any], np.ndarray]] = {}
         self._bid_actions: dict[int, A.Bid] = {}
         self._pay_with = [Build("pay", i) for i in range(D)]  # the payment ends with this note
         self._note_steps = [Step("note", i) for i in range(D)]  # one more note of this value
@@ -196,7 +198,7 @@ class KuhhandelCodec(Codec):
         self._held: tuple[Any, int, int, np.ndarray] = (None, -1, -1, self._zeros)
         #: The bidding's templates (:meth:`_bid_template`): the auction's list of bids and a
         #: template per seat.
-        self._templates: tuple[Any, list[np.ndarray | None]] = (None, [])
+        self._templates: tuple[Any, list[_BidTemplate | None]] = (None, [])
         #: Options, mask and choices of requests with fixed choices, by kind, seat and the ids
         #: of the choices (see :meth:`choosing`).
         self._choice_menus: dict[tuple[Any, ...], tuple[dict[int, Any], np.ndarray, Any]] = {}
@@ -239,26 +241,50 @@ class KuhhandelCodec(Codec):
                 opts[PASS] = WAIT
         return opts
 
+    def _bid_limit(self, info: Mapping[str, Any]) -> int | None:
+        """The highest bid a menu offers (``None``: no bound): the request's cap (§4.7) and,
+        unless ``overbid``, the seat's money."""
+        limit: int | None = info.get("max")
+        if not self.overbid:
+            money: int = info["money"]
+            if limit is None or money < limit:
+                limit = money
+        return limit
+
     def _bid_menu(self, info: Mapping[str, Any], draft: Draft) -> tuple[dict[int, Any], np.ndarray]:
         """The options of a bid now and their mask (both shared: read them only)."""
         base = draft.base
-        first = base < 0
-        if first:
-            base = info["min"]
-        limit = info.get("max")
-        if not self.overbid:
-            money = info["money"]
-            if limit is None or money < limit:
-                limit = money
-        # The menu depends only on whether it is the first and on how far the limit is above
-        # the base (its tokens are relative, ``bid+k``): one lookup finds it.
-        key = (first, None if limit is None else limit - base)
+        if base < 0:  # the first step
+            return self._first_bid_menu(info["min"], self._bid_limit(info))
+        limit = self._bid_limit(info)
+        # The menu depends only on whether it is the first step and on how far the limit is
+        # above the base (its tokens are relative, ``bid+k``): one lookup finds it.
+        key = None if limit is None else limit - base
         menu = self._bid_views.get(key)
         if menu is None:
             if len(self._bid_views) > 4096:
                 self._bid_views.clear()
-            menu = self._bid_views[key] = self._new_bid_menu(first, base, limit)
+            menu = self._bid_views[key] = self._new_bid_menu(False, base, limit)
         return menu
+
+    def _first_bid_menu(self, low: int, limit: int | None) -> tuple[dict[int, Any], np.ndarray]:
+        """:meth:`_bid_menu` of a bid's first step, from the request's minimum and the limit."""
+        key = None if limit is None else limit - low
+        menu = self._first_views.get(key)
+        if menu is None:
+            if len(self._first_views) > 4096:
+                self._first_views.clear()
+            menu = self._first_views[key] = self._new_bid_menu(True, low, limit)
+        return menu
+
+    def _bid_action(self, amount: int) -> A.Bid:
+        """The engine's bid of ``amount`` (actions are frozen values: one per amount)."""
+        bid = self._bid_actions.get(amount)
+        if bid is None:
+            if len(self._bid_actions) > 4096:  # overbid: bids without bound
+                self._bid_actions.clear()
+            bid = self._bid_actions[amount] = A.Bid(amount)
+        return bid
 
     def _new_bid_menu(
         self, first: bool, base: int, limit: int | None
@@ -367,12 +393,8 @@ class KuhhandelCodec(Codec):
         if what == "bid":
             base = draft.base if draft.base >= 0 else (request.info or {})["min"]
             amount = base + arg * self.raise_
-            bid = self._bid_actions.get(amount)  # actions are frozen values: one per amount
-            if bid is None:
-                if len(self._bid_actions) > 4096:  # overbid: bids without bound
-                    self._bid_actions.clear()
-                bid = self._bid_actions[amount] = A.Bid(amount)
-            return bid
+            bid = self._bid_actions.get(amount)
+            return self._bid_action(amount) if bid is None else bid
         notes = self._notes_with(draft.chosen, arg)
         return A.Pay(notes) if what == "pay" else _NOTES[what](notes)
 
@@ -574,52 +596,59 @@ class KuhhandelCodec(Codec):
         self, game: Any, seat: int, request: Request, draft: Draft, templates: list[Any]
     ) -> dict[str, np.ndarray]:
         """:meth:`choosing` for the first step of a bid while the follower is up to date (as
-        :meth:`follow` and :meth:`_bid_menu` give it, in one call): the seat's vector for this
-        auction without the bidding's state is kept (:meth:`_bid_template`); the high bid,
-        the round, the high bidder, the bounds and the caps are written on its copy."""
-        template = templates[seat]
-        if template is None:
-            template = templates[seat] = self._bid_template(game, seat)
-        out = template.copy()
-        w: Any = out.data
+        :meth:`follow` and :meth:`_bid_menu` give it, in one call). The seat's vector for this
+        auction is kept (:class:`_BidTemplate`): the high bid, the round, the high bidder and the
+        minimum are written into it, and the observation is its copy."""
+        t = templates[seat]
+        if t is None:
+            t = templates[seat] = self._bid_template(game, seat, request.info or {})
+        w = t.writer
         ms = self._ms
         o = self._o_high
-        high = game.high
-        if high:
-            w[o] = high * ms
+        w[o] = game.high * ms
         w[o + 1] = game.bid_round * 0.1
         high_bidder = game.high_bidder
-        if high_bidder >= 0:
-            w[o + 2 + (high_bidder - seat) % self.seats] = 1.0
-        caps = game.caps
-        if caps:
-            o = self._o_seats
-            n = self.seats
-            for s, c in caps.items():
-                r = o + 4 * ((s - seat) % n)
-                w[r + 2] = 1.0
-                w[r + 3] = c * ms
+        cell = -1 if high_bidder < 0 else o + 2 + (high_bidder - seat) % self.seats
+        if cell != t.cell:
+            if t.cell >= 0:
+                w[t.cell] = 0.0
+            if cell >= 0:
+                w[cell] = 1.0
+            t.cell = cell
         info: Any = request.info
-        cap = info.get("max")
-        o = self._o_bounds
-        w[o] = info["min"] * ms
-        w[o + 1] = (info["money"] if cap is None else cap) * ms
-        menu = self._bid_menu(info, draft)
+        low = info["min"]
+        w[self._o_bounds] = low * ms
+        limit = t.limit
+        menu = self._first_views.get(None if limit is None else limit - low)
+        if menu is None:
+            menu = self._first_bid_menu(low, limit)
         draft.options = menu[0]
-        return {"observation": out, "action_mask": menu[1]}
+        return {"observation": t.vector.copy(), "action_mask": menu[1]}
 
-    def _bid_template(self, game: Any, seat: int) -> np.ndarray:
-        """The vector of ``seat`` during the bidding of this auction without what changes with
-        each bid: its kept vector with the request kind, the auction's flag and its lot."""
+    def _bid_template(self, game: Any, seat: int, info: Mapping[str, Any]) -> _BidTemplate:
+        """The vector of ``seat`` during the bidding of this auction with what stays the same
+        while it goes on: its kept vector, the request kind, the auction's flag and lot, the
+        caps (§4.7: set before an auction starts), the highest bid allowed (the seat's money
+        or cap: no note moves while bidding), and the menu's limit."""
         f: Any = self._follower
-        template: np.ndarray = f.bases[seat].copy()
-        w: Any = template.data
+        vector: np.ndarray = f.bases[seat].copy()
+        w: Any = vector.data
         w[_KIND_INDEX["bid"]] = 1.0
         o = self._o_auction
         w[o] = 1.0
         for card in game.lot:
             w[o + 1 + card] += 1.0
-        return template
+        caps = game.caps
+        if caps:
+            ms, n = self._ms, self.seats
+            o = self._o_seats
+            for s, c in caps.items():
+                r = o + 4 * ((s - seat) % n)
+                w[r + 2] = 1.0
+                w[r + 3] = c * ms
+        cap = info.get("max")
+        w[self._o_bounds + 1] = (info["money"] if cap is None else cap) * self._ms
+        return _BidTemplate(vector, w, self._bid_limit(info))
 
     def choose(
         self, obs: Any, request: Request, draft: Draft, index: int, wait: bool = False
@@ -815,6 +844,20 @@ class KuhhandelCodec(Codec):
         if obs.peek is not None:
             w[self._o_peek + obs.peek] = 1.0
         return out
+
+
+class _BidTemplate:
+    """A seat's vector while the bidding of one auction goes on (see
+    :meth:`KuhhandelCodec._bidding`): the vector, a writer on it, the menu's limit and the
+    cell of the high bidder written last (-1: none)."""
+
+    __slots__ = ("cell", "limit", "vector", "writer")
+
+    def __init__(self, vector: np.ndarray, writer: Any, limit: int | None) -> None:
+        self.vector = vector
+        self.writer = writer
+        self.limit = limit
+        self.cell = -1
 
 
 class _Follower:

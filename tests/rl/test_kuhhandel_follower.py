@@ -173,6 +173,30 @@ def test_the_follower_catches_up_after_unobserved_actions(rules: Any, seats: int
     assert checked > 50
 
 
+def test_a_payment_seen_again_after_steps_nobody_looked_at() -> None:
+    """The vector kept for a payment or offer answered note by note holds the draft written so
+    far; after several notes chosen unseen (or a draft of another answer) it is written afresh."""
+    table = Table("kuhhandel", "classic", 4)
+    checked = 0
+    for seed in range(40, 46):
+        rng = random.Random(seed)
+        table.reset(seed)
+        while table.seat >= 0:
+            request, draft = table.request, table.draft
+            assert request is not None and draft is not None
+            if request.kind in ("pay", "offer", "respond") and not draft.count:
+                _check(table, table.seat, f"game {seed} first note")  # the vector is kept
+                for _ in range(2):  # two notes nobody looks at, if the answer goes on
+                    if table.step(random_index(table.mask(), rng)) or table.request is not request:
+                        break
+                if table.request is request and draft.count >= 2:
+                    _check(table, table.seat, f"game {seed} after {draft.count} notes")
+                    checked += 1
+                continue
+            table.step(random_index(table.mask(), rng))
+    assert checked > 10
+
+
 def test_a_follower_that_missed_a_change_is_caught() -> None:
     """The checks above can fail: a follower that does not write the notes of a payment (one
     change of one kind) gives a vector the tests refuse."""

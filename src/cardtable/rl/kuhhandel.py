@@ -193,9 +193,9 @@ class KuhhandelCodec(Codec):
         self._layout()
         self._last: tuple[Any, Any, np.ndarray] = (None, None, self._zeros)
         self._follower: _Follower | None = None
-        #: The vector without its draft of the payment or offer being answered, with its
-        #: request, seat and the length of the game's history then (see :meth:`follow`).
-        self._held: tuple[Any, int, int, np.ndarray] = (None, -1, -1, self._zeros)
+        #: The vector of the payment or offer being answered, with its draft so far (see
+        #: :meth:`follow`).
+        self._held = _Held(None, -1, -1, self._zeros, None)
         #: The bidding's templates (:meth:`_bid_template`): the auction's list of bids and a
         #: template per seat.
         self._templates: tuple[Any, list[_BidTemplate | None]] = (None, [])
@@ -504,12 +504,11 @@ class KuhhandelCodec(Codec):
         # The seat's slow blocks come from the follower (kept up to date, see
         # :class:`_Follower`); the features of the moment are written on a copy.
         held = self._held
-        if held[0] is request and held[1] == seat and held[2] == len(game.history()):
+        if held.request is request and held.seat == seat and held.moves == len(game.history()):
             # A later step of the same payment or offer: nothing but the draft has changed.
-            out = held[3].copy()
-            if draft is not None and (draft.count or draft.base >= 0):  # draft.started
-                self._write_draft(out.data, draft)
-            return out
+            if draft is not held.draft or (draft is not None and draft.count != held.count):
+                self._held_draft(held, draft)
+            return held.vector.copy()
         f = self._follower
         if f is None or f.game is not game:
             f = self._follower = _Follower(self, game)
@@ -532,14 +531,35 @@ class KuhhandelCodec(Codec):
         else:
             f.moment(w, seat)
             if request is not None and request.kind in _NOTE_KINDS:
-                # Answered note by note: keep the vector without the draft for the next steps
-                # (its own copy: the caller owns what it gets).
-                self._held = (request, seat, len(game.history()), out)
-                out = out.copy()
-                w = out.data
+                # Answered note by note: keep the vector for the next steps (the caller owns
+                # what it gets: a copy), with its draft written so far.
+                held = self._held = _Held(request, seat, len(game.history()), out, w)
+                if draft is not None:
+                    if draft.count:  # draft.started (a payment or offer has no bid base)
+                        self._write_draft(w, draft)
+                    held.draft, held.count = draft, draft.count
+                return out.copy()
         if draft is not None and (draft.count or draft.base >= 0):  # draft.started
             self._write_draft(w, draft)
         return out
+
+    def _held_draft(self, held: _Held, draft: Draft | None) -> None:
+        """Bring the draft in the kept vector of a payment or offer up to ``draft``: one more
+        note than written (each step adds one, the smallest so far, at the draft's limit) is
+        three values; anything else, the block afresh."""
+        w = held.writer
+        o, D = self._o_draft, self.n_notes
+        if draft is not None and draft is held.draft and draft.count == held.count + 1:
+            i = draft.limit
+            w[o + i] = 0.2 * draft.chosen[i]
+            w[o + D] = draft.total * self._ms
+            w[o + D + 1] = (i + 1) / D
+        else:
+            w[o : o + D + 3] = self._zeros.data[o : o + D + 3]
+            if draft is not None and (draft.count or draft.base >= 0):  # draft.started
+                self._write_draft(w, draft)
+        held.draft = draft
+        held.count = 0 if draft is None else draft.count
 
     def choosing(
         self, game: Any, seat: int, request: Request, draft: Draft
@@ -858,6 +878,25 @@ class _BidTemplate:
         self.writer = writer
         self.limit = limit
         self.cell = -1
+
+
+class _Held:
+    """The vector of the payment or offer being answered note by note (see
+    :meth:`KuhhandelCodec.follow`): its request, seat and the length of the game's history
+    then, the vector and a writer on it, and the draft written into it (at its count)."""
+
+    __slots__ = ("count", "draft", "moves", "request", "seat", "vector", "writer")
+
+    def __init__(
+        self, request: Request | None, seat: int, moves: int, vector: np.ndarray, writer: Any
+    ) -> None:
+        self.request = request
+        self.seat = seat
+        self.moves = moves
+        self.vector = vector
+        self.writer = writer
+        self.draft: Draft | None = None
+        self.count = 0
 
 
 class _Follower:

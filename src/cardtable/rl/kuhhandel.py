@@ -369,10 +369,16 @@ class KuhhandelCodec(Codec):
                 opts[ACCEPT] = A.ACCEPT
         return opts
 
-    def _notes_with(self, chosen: list[int], extra: int) -> tuple[int, ...]:
-        out: list[int] = []
-        for i, (c, v) in enumerate(zip(chosen, self.notes, strict=True)):
-            out.extend([v] * (c + (i == extra)))
+    def _notes_with(self, draft: Draft, extra: int) -> tuple[int, ...]:
+        """The notes chosen in ``draft`` and one more of index ``extra`` (-1: none), smallest
+        first (the extra note is never larger: notes are chosen largest first)."""
+        notes, chosen = self.notes, draft.chosen
+        out = [notes[extra]] if extra >= 0 else []
+        for i in range(draft.limit, self.n_notes):  # none chosen below the limit
+            c = chosen[i]
+            if c:
+                v = notes[i]
+                out += (v,) * c
         return tuple(out)
 
     def advance(self, draft: Draft, step: Step, request: Request) -> None:
@@ -395,7 +401,7 @@ class KuhhandelCodec(Codec):
             amount = base + arg * self.raise_
             bid = self._bid_actions.get(amount)
             return self._bid_action(amount) if bid is None else bid
-        notes = self._notes_with(draft.chosen, arg)
+        notes = self._notes_with(draft, arg)
         return A.Pay(notes) if what == "pay" else _NOTES[what](notes)
 
     def indices(self, obs: Any, request: Request, action: Any) -> list[int]:

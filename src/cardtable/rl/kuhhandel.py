@@ -61,6 +61,7 @@ count, own claim); the rat pile; the duel's peeked card; the bid bounds. Only th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -202,6 +203,8 @@ class KuhhandelCodec(Codec):
         #: Options, mask and choices of requests with fixed choices, by kind, seat and the ids
         #: of the choices (see :meth:`choosing`).
         self._choice_menus: dict[tuple[Any, ...], tuple[dict[int, Any], np.ndarray, Any]] = {}
+        #: A first step's menu with the limit far enough above (see :meth:`_full_up_to`).
+        self._full_first_menu = self._new_bid_menu(True, 0, None)
 
     # ------------------------------------------------------------------ actions
     def new_draft(self, request: Request | None) -> Draft:
@@ -266,6 +269,12 @@ class KuhhandelCodec(Codec):
                 self._bid_views.clear()
             menu = self._bid_views[key] = self._new_bid_menu(False, base, limit)
         return menu
+
+    def _full_up_to(self, limit: int | None) -> int | float:
+        """The highest minimum bid for which a first step under ``limit`` offers the full menu
+        (pass, all ``BID_MENU`` bids, raise: :meth:`_new_bid_menu` with the limit at least
+        ``BID_MENU`` raises above the minimum)."""
+        return math.inf if limit is None else limit - BID_MENU * self.raise_
 
     def _first_bid_menu(self, low: int, limit: int | None) -> tuple[dict[int, Any], np.ndarray]:
         """:meth:`_bid_menu` of a bid's first step, from the request's minimum and the limit."""
@@ -456,6 +465,10 @@ class KuhhandelCodec(Codec):
         o += 3 * D + 1
         self._o_auction = o  # flag, lot (cards), high bid, round, high bidder (n)
         self._o_high = o + 1 + cards
+        #: The high bidder's cell in the vector of each seat, by the high bidder (-1: none).
+        self._high_cells = [
+            [self._o_high + 2 + (s - me) % n for s in range(n)] + [-1] for me in range(n)
+        ]
         o += 1 + cards + 2 + n
         self._o_trade = o  # flag, cards, offers, again, own offer; challenger, opponent; species
         o += 5 + 2 * n + S + 1
@@ -633,8 +646,7 @@ class KuhhandelCodec(Codec):
         o = self._o_high
         w[o] = game.high * ms
         w[o + 1] = game.bid_round * 0.1
-        high_bidder = game.high_bidder
-        cell = -1 if high_bidder < 0 else o + 2 + (high_bidder - seat) % self.seats
+        cell = t.cells[game.high_bidder]  # (-1: nobody has bid yet)
         if cell != t.cell:
             if t.cell >= 0:
                 w[t.cell] = 0.0
@@ -644,10 +656,13 @@ class KuhhandelCodec(Codec):
         info: Any = request.info
         low = info["min"]
         w[self._o_bounds] = low * ms
-        limit = t.limit
-        menu = self._first_views.get(None if limit is None else limit - low)
-        if menu is None:
-            menu = self._first_bid_menu(low, limit)
+        menu: Any
+        if low <= t.full_up_to:  # the limit is far enough above: the full menu
+            menu = self._full_first_menu
+        else:  # (a limit, then)
+            menu = self._first_views.get(t.limit - low)
+            if menu is None:
+                menu = self._first_bid_menu(low, t.limit)
         draft.options = menu[0]
         return {"observation": t.vector.copy(), "action_mask": menu[1]}
 
@@ -674,7 +689,8 @@ class KuhhandelCodec(Codec):
                 w[r + 3] = c * ms
         cap = info.get("max")
         w[self._o_bounds + 1] = (info["money"] if cap is None else cap) * self._ms
-        return _BidTemplate(vector, w, self._bid_limit(info))
+        limit = self._bid_limit(info)
+        return _BidTemplate(vector, w, limit, self._full_up_to(limit), self._high_cells[seat])
 
     def choose(
         self, obs: Any, request: Request, draft: Draft, index: int, wait: bool = False
@@ -875,14 +891,24 @@ class KuhhandelCodec(Codec):
 class _BidTemplate:
     """A seat's vector while the bidding of one auction goes on (see
     :meth:`KuhhandelCodec._bidding`): the vector, a writer on it, the menu's limit and the
-    cell of the high bidder written last (-1: none)."""
+    highest minimum bid with the full menu, the cell of each high bidder (the last: none) and
+    the one written last (-1: none)."""
 
-    __slots__ = ("cell", "limit", "vector", "writer")
+    __slots__ = ("cell", "cells", "full_up_to", "limit", "vector", "writer")
 
-    def __init__(self, vector: np.ndarray, writer: Any, limit: int | None) -> None:
+    def __init__(
+        self,
+        vector: np.ndarray,
+        writer: Any,
+        limit: int | None,
+        full_up_to: int | float,
+        cells: list[int],
+    ) -> None:
         self.vector = vector
         self.writer = writer
         self.limit = limit
+        self.full_up_to = full_up_to
+        self.cells = cells
         self.cell = -1
 
 

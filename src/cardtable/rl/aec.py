@@ -77,6 +77,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.reward_scheme = reward
         self.reward_scale = reward_scale or DEFAULT_SCALE.get(game, 1.0)
         self.render_mode = render_mode
+        self._human = render_mode == "human"  # (read at every step)
         name = getattr(self.table.rules, "name", None) or f"{self.table.rules.rounds}-rounds"
         self.metadata = {**self.metadata, "name": f"cardtable_{game}_{name}"}
         n = self.table.seats
@@ -170,7 +171,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             self.agent_selection = self.possible_agents[seat]
         else:
             self._finish()
-        if self.render_mode == "human":
+        if self._human:
             self.render()
 
     def _finish(self) -> None:

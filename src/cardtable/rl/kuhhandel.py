@@ -203,8 +203,9 @@ class KuhhandelCodec(Codec):
         #: Options, mask and choices of requests with fixed choices, by kind, seat and the ids
         #: of the choices (see :meth:`choosing`).
         self._choice_menus: dict[tuple[Any, ...], tuple[dict[int, Any], np.ndarray, Any]] = {}
-        #: A first step's menu with the limit far enough above (see :meth:`_full_up_to`).
-        self._full_first_menu = self._new_bid_menu(True, 0, None)
+        #: The menus of a first step with the limit far enough above (:meth:`_full_up_to`),
+        #: by the minimum bid: their bids are the engine's actions (see :meth:`_full_menu`).
+        self._full_menus: dict[int, tuple[dict[int, Any], np.ndarray]] = {}
 
     # ------------------------------------------------------------------ actions
     def new_draft(self, request: Request | None) -> Draft:
@@ -278,12 +279,31 @@ class KuhhandelCodec(Codec):
 
     def _first_bid_menu(self, low: int, limit: int | None) -> tuple[dict[int, Any], np.ndarray]:
         """:meth:`_bid_menu` of a bid's first step, from the request's minimum and the limit."""
+        if low <= self._full_up_to(limit):
+            menu = self._full_menus.get(low)
+            return self._full_menu(low) if menu is None else menu
         key = None if limit is None else limit - low
         menu = self._first_views.get(key)
         if menu is None:
             if len(self._first_views) > 4096:
                 self._first_views.clear()
             menu = self._first_views[key] = self._new_bid_menu(True, low, limit)
+        return menu
+
+    def _full_menu(self, low: int) -> tuple[dict[int, Any], np.ndarray]:
+        """The full menu of a first step from the minimum ``low`` (pass, ``BID_MENU`` bids,
+        raise), with the engine's bids themselves (nothing to build when one is chosen: a bid's
+        first step is a good part of all steps), kept by ``low``; its mask is its shape's."""
+        menus = self._full_menus
+        if len(menus) > 4096:
+            menus.clear()
+        shape, mask = self._new_bid_menu(True, low, None)
+        r = self.raise_
+        opts = {
+            i: self._bid_action(low + v.value * r) if type(v) is Build else v
+            for i, v in shape.items()
+        }
+        menu = menus[low] = (opts, mask)
         return menu
 
     def _bid_action(self, amount: int) -> A.Bid:
@@ -589,17 +609,9 @@ class KuhhandelCodec(Codec):
         kind = request.kind
         if kind == "bid":
             if draft.base < 0 and game.stage is _BID:  # a bid's first step: half of all steps
-                bids = game.bids
                 templates = self._templates
-                if templates[0] is not bids:
-                    f = self._follower
-                    if f is not None and f.game is game and bids is f.bids:
-                        # The follower is up to date for this auction (nothing moves while
-                        # bidding): keep a template per seat (the auction's list of bids
-                        # is new for each auction of each game, and stays so while kept).
-                        templates = self._templates = (bids, [None] * self.seats)
-                if templates[0] is bids:
-                    return self._bidding(game, seat, request, draft, templates[1])
+                if templates[0] is game.bids or self._new_templates(game):
+                    return self._bidding(game, seat, request, draft, self._templates[1])
         elif kind in _FIXED_KINDS and draft.options is None:
             choices = request.choices or ()
             key = (kind, seat, *map(id, choices))
@@ -631,6 +643,18 @@ class KuhhandelCodec(Codec):
             mask = self.shared_mask(None, request, draft, True)
         return {"observation": out, "action_mask": mask}
 
+    def _new_templates(self, game: Any) -> bool:
+        """Start the bidding's templates for the auction going on, if the follower is up to
+        date for it (nothing moves while bidding): a template per seat, made when first asked
+        (the auction's list of bids is new for each auction of each game, and stays so while
+        kept). ``False`` when the follower is not up to date."""
+        f = self._follower
+        bids = game.bids
+        if f is not None and f.game is game and bids is f.bids:
+            self._templates = (bids, [None] * self.seats)
+            return True
+        return False
+
     def _bidding(
         self, game: Any, seat: int, request: Request, draft: Draft, templates: list[Any]
     ) -> dict[str, np.ndarray]:
@@ -658,7 +682,9 @@ class KuhhandelCodec(Codec):
         w[self._o_bounds] = low * ms
         menu: Any
         if low <= t.full_up_to:  # the limit is far enough above: the full menu
-            menu = self._full_first_menu
+            menu = self._full_menus.get(low)
+            if menu is None:
+                menu = self._full_menu(low)
         else:  # (a limit, then)
             menu = self._first_views.get(t.limit - low)
             if menu is None:
@@ -1083,7 +1109,8 @@ class _Follower:
 
     def _holdings(self) -> None:
         """Herds, pedigrees and rats of the seats whose holdings changed; of a herd, only the
-        counts that changed are written (found by a plain loop: cheaper here than ``map``)."""
+        counts that changed are written (found by a plain loop: cheaper here than ``map`` or
+        ``zip``)."""
         g = self.game
         herds, kept = g.herds, self.herds
         if herds != kept:

@@ -20,7 +20,10 @@ import numpy as np
 
 from cardtable.core.contract import Game, Request
 from cardtable.core.registry import GameSpec, game_spec
-from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, read_only_mask
+from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, Wait, read_only_mask
+
+#: The kinds of option that are not an engine action yet (see :meth:`Table.step`).
+_NOT_ACTIONS = frozenset((Step, Build, Wait, type(None)))
 
 
 def resolve_rules(spec: GameSpec, rules: Any) -> Any:
@@ -176,27 +179,28 @@ class Table:
         kind = type(value)
         # The choice, as Codec.choose makes it from options listed already (nearly every step:
         # the observation listed them); anything else, an index not allowed too, goes through
-        # the codec's own choose().
-        if kind is Step:
-            self.codec.advance(draft, value, request)
-            draft.options = None
-            return False
-        if value is None or kind is Build:
-            codec = self.codec
-            if self.choosing is not None or request.kind in codec.blind_kinds:
-                obs = None
-            else:
-                obs = self._options_view(seat)
-            if value is None:
-                value = codec.choose(obs, request, draft, index, True)
+        # the codec's own choose(). An engine action (the usual option) goes straight on.
+        if kind in _NOT_ACTIONS:
+            if kind is Step:
+                self.codec.advance(draft, value, request)
+                draft.options = None
+                return False
+            if kind is not Wait:
+                codec = self.codec
+                if self.choosing is not None or request.kind in codec.blind_kinds:
+                    obs = None
+                else:
+                    obs = self._options_view(seat)
                 if value is None:
-                    return False
-            else:
-                value = codec.build(obs, request, draft, value)
-        if value is WAIT:
-            self.last_seat = seat
-            self._select()
-            return False
+                    value = codec.choose(obs, request, draft, index, True)
+                    if value is None:
+                        return False
+                else:
+                    value = codec.build(obs, request, draft, value)
+            if value is WAIT:
+                self.last_seat = seat
+                self._select()
+                return False
         game = self.game
         game.apply(seat, value)  # as apply() below, one call less on every step
         self.last_seat = seat

@@ -24,7 +24,9 @@ seed from the last one given. ``render()`` returns the new events in words (``re
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Iterator
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -148,8 +150,9 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
         """The agent to act, until every agent is done (as :meth:`AECEnv.agent_iter`, a
         generator: it runs on every step)."""
-        while self.agents and max_iter > 0:
-            max_iter -= 1
+        for _ in repeat(None, min(max_iter, sys.maxsize)):  # (no big-int count to step down)
+            if not self.agents:
+                return
             yield self.agent_selection
 
     def action_mask(self) -> np.ndarray:

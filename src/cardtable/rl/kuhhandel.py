@@ -677,8 +677,7 @@ class KuhhandelCodec(Codec):
             if cell >= 0:
                 w[cell] = 1.0
             t.cell = cell
-        info: Any = request.info
-        low = info["min"]
+        low = request.info["min"]  # type: ignore[index]
         w[self._o_bounds] = low * ms
         menu: Any
         if low <= t.full_up_to:  # the limit is far enough above: the full menu

@@ -171,11 +171,10 @@ class Table:
         draft = self.draft
         if draft is None:  # no request either
             raise ValueError("the game is over")
-        index = int(index)
         request: Any = self.request
         seat = self.seat
         opts = draft.options
-        value: Any = None if opts is None else opts.get(index)
+        value: Any = None if opts is None else opts.get(index)  # (an int or a NumPy integer)
         kind = type(value)
         # The choice, as Codec.choose makes it from options listed already (nearly every step:
         # the observation listed them); anything else, an index not allowed too, goes through
@@ -192,7 +191,7 @@ class Table:
                 else:
                     obs = self._options_view(seat)
                 if value is None:
-                    value = codec.choose(obs, request, draft, index, True)
+                    value = codec.choose(obs, request, draft, int(index), True)
                     if value is None:
                         return False
                 else:

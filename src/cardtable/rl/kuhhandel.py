@@ -376,16 +376,15 @@ class KuhhandelCodec(Codec):
                     if a and pool >= need:
                         opts[note0 + i] = self._pay_with[i] if need == 1 else self._note_steps[i]
                 return opts
-            amount = info["amount"]
+            need = info["amount"] - total
             pool = 0
             for i in range(top + 1):
                 a = avail[i]
-                v = notes[i]
-                pool += a * v  # value of every available note no larger than this one
-                if a and v > 0 and total + pool >= amount:
-                    opts[note0 + i] = (
-                        self._pay_with[i] if total + v >= amount else self._note_steps[i]
-                    )
+                if a:
+                    v = notes[i]
+                    pool += a * v  # value of every available note no larger than this one
+                    if pool >= need and v:  # (a 0-note never belongs to a payment, §4.6)
+                        opts[note0 + i] = self._pay_with[i] if v >= need else self._note_steps[i]
             return opts
         for i in range(top + 1):
             if avail[i]:
@@ -634,6 +633,10 @@ class KuhhandelCodec(Codec):
                 draft.options, mask = self._bid_menu(request.info or {}, draft)
             else:
                 if kind in _NOTE_KINDS:
+                    if draft.available is None:  # the first step: the seat's notes, counted
+                        f = self._follower  # by the follower, if up to date (follow() above)
+                        if f is not None and f.game is game and f.note_moves == game.note_moves:
+                            draft.available = f.wallets[seat].copy()
                     opts = self._note_options(kind, request.info or {}, draft)
                 else:
                     opts = self.options(None, request, draft, wait=True)

@@ -610,7 +610,39 @@ class KuhhandelCodec(Codec):
             if draft.base < 0 and game.stage is _BID:  # a bid's first step: half of all steps
                 templates = self._templates
                 if templates[0] is game.bids or self._new_templates(game):
-                    return self._bidding(game, seat, request, draft, self._templates[1])
+                    # The follower is up to date: the seat's vector for this auction is kept
+                    # (:class:`_BidTemplate`); the high bid, the round, the high bidder and the
+                    # minimum are written into it, and the observation is its copy.
+                    t = self._templates[1][seat]
+                    if t is None:
+                        t = self._templates[1][seat] = self._bid_template(
+                            game, seat, request.info or {}
+                        )
+                    w = t.writer
+                    ms = self._ms
+                    o = self._o_high
+                    w[o] = game.high * ms
+                    w[o + 1] = game.bid_round * 0.1
+                    cell = t.cells[game.high_bidder]  # (-1: nobody has bid yet)
+                    if cell != t.cell:
+                        if t.cell >= 0:
+                            w[t.cell] = 0.0
+                        if cell >= 0:
+                            w[cell] = 1.0
+                        t.cell = cell
+                    low = request.info["min"]  # type: ignore[index]
+                    w[self._o_bounds] = low * ms
+                    menu: Any
+                    if low <= t.full_up_to:  # the limit is far enough above: the full menu
+                        menu = self._full_menus.get(low)
+                        if menu is None:
+                            menu = self._full_menu(low)
+                    else:  # (a limit, then)
+                        menu = self._first_views.get(t.limit - low)
+                        if menu is None:
+                            menu = self._first_bid_menu(low, t.limit)
+                    draft.options = menu[0]
+                    return {"observation": t.vector.copy(), "action_mask": menu[1]}
         elif kind in _FIXED_KINDS and draft.options is None:
             choices = request.choices or ()
             key = (kind, seat, *map(id, choices))
@@ -657,42 +689,6 @@ class KuhhandelCodec(Codec):
             self._templates = (bids, [None] * self.seats)
             return True
         return False
-
-    def _bidding(
-        self, game: Any, seat: int, request: Request, draft: Draft, templates: list[Any]
-    ) -> dict[str, np.ndarray]:
-        """:meth:`choosing` for the first step of a bid while the follower is up to date (as
-        :meth:`follow` and :meth:`_bid_menu` give it, in one call). The seat's vector for this
-        auction is kept (:class:`_BidTemplate`): the high bid, the round, the high bidder and the
-        minimum are written into it, and the observation is its copy."""
-        t = templates[seat]
-        if t is None:
-            t = templates[seat] = self._bid_template(game, seat, request.info or {})
-        w = t.writer
-        ms = self._ms
-        o = self._o_high
-        w[o] = game.high * ms
-        w[o + 1] = game.bid_round * 0.1
-        cell = t.cells[game.high_bidder]  # (-1: nobody has bid yet)
-        if cell != t.cell:
-            if t.cell >= 0:
-                w[t.cell] = 0.0
-            if cell >= 0:
-                w[cell] = 1.0
-            t.cell = cell
-        low = request.info["min"]  # type: ignore[index]
-        w[self._o_bounds] = low * ms
-        menu: Any
-        if low <= t.full_up_to:  # the limit is far enough above: the full menu
-            menu = self._full_menus.get(low)
-            if menu is None:
-                menu = self._full_menu(low)
-        else:  # (a limit, then)
-            menu = self._first_views.get(t.limit - low)
-            if menu is None:
-                menu = self._first_bid_menu(low, t.limit)
-        draft.options = menu[0]
-        return {"observation": t.vector.copy(), "action_mask": menu[1]}
 
     def _bid_template(self, game: Any, seat: int, info: Mapping[str, Any]) -> _BidTemplate:
         """The vector of ``seat`` during the bidding of this auction with what stays the same

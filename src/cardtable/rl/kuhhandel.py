@@ -914,7 +914,7 @@ class KuhhandelCodec(Codec):
 
 class _BidTemplate:
     """A seat's vector while the bidding of one auction goes on (see
-    :meth:`KuhhandelCodec._bidding`): the vector, a writer on it, the menu's limit and the
+    :meth:`KuhhandelCodec.choosing`): the vector, a writer on it, the menu's limit and the
     highest minimum bid with the full menu, the cell of each high bidder (the last: none) and
     the one written last (-1: none)."""
 

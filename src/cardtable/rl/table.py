@@ -174,7 +174,10 @@ class Table:
         request: Any = self.request
         seat = self.seat
         opts = draft.options
-        value: Any = None if opts is None else opts.get(index)  # (an int or a NumPy integer)
+        try:  # an int or a NumPy integer (anything else int() takes: through choose() below)
+            value: Any = None if opts is None else opts.get(index)
+        except TypeError:  # unhashable, such as a NumPy array of one number
+            value = None
         kind = type(value)
         # The choice, as Codec.choose makes it from options listed already (nearly every step:
         # the observation listed them); anything else, an index not allowed too, goes through

@@ -261,8 +261,8 @@ class KuhhandelCodec(Codec):
         if base < 0:  # the first step
             return self._first_bid_menu(info["min"], self._bid_limit(info))
         limit = self._bid_limit(info)
-        # The menu depends only on whether it is the first step and on how far the limit is
-        # above the base (its tokens are relative, ``bid+k``): one lookup finds it.
+        # After a raise the menu depends only on how far the limit is above the base (its
+        # tokens are relative, ``bid+k``, made into bids when chosen): one lookup finds it.
         key = None if limit is None else limit - base
         menu = self._bid_views.get(key)
         if menu is None:

@@ -95,7 +95,6 @@ _KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
 _NOTE_KINDS = frozenset(("pay", "offer", "respond"))  # answered note by note
 # Answered from a few choices that the engine keeps as the same objects game after game.
 _FIXED_KINDS = frozenset(("turn", "knock", "sell_or_buy", "preempt", "divide"))
-_BID = ST.BID
 
 PASS, DRAW, KNOCK, SELL, BUY, ACCEPT, PREEMPT, RELEASE, TAKE_RAT, KEEP, GIVE, DONE, RAISE = range(
     13
@@ -607,7 +606,7 @@ class KuhhandelCodec(Codec):
         # mask is found by the keys of its options (the generic path only for options not seen).
         kind = request.kind
         if kind == "bid":
-            if draft.base < 0 and game.stage is _BID:  # a bid's first step: half of all steps
+            if draft.base < 0:  # a bid's first step (half of all steps; bids come while bidding)
                 templates = self._templates
                 if templates[0] is game.bids or self._new_templates(game):
                     # The follower is up to date: the seat's vector for this auction is kept

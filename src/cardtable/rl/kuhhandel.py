@@ -258,7 +258,8 @@ class KuhhandelCodec(Codec):
         """The options of a bid now and their mask (both shared: read them only)."""
         base = draft.base
         if base < 0:  # the first step
-            return self._first_bid_menu(info["min"], self._bid_limit(info))
+            limit = self._bid_limit(info)
+            return self._first_bid_menu(info["min"], limit, self._full_up_to(limit))
         limit = self._bid_limit(info)
         # After a raise the menu depends only on how far the limit is above the base (its
         # tokens are relative, ``bid+k``, made into bids when chosen): one lookup finds it.
@@ -276,9 +277,12 @@ class KuhhandelCodec(Codec):
         ``BID_MENU`` raises above the minimum)."""
         return math.inf if limit is None else limit - BID_MENU * self.raise_
 
-    def _first_bid_menu(self, low: int, limit: int | None) -> tuple[dict[int, Any], np.ndarray]:
-        """:meth:`_bid_menu` of a bid's first step, from the request's minimum and the limit."""
-        if low <= self._full_up_to(limit):
+    def _first_bid_menu(
+        self, low: int, limit: int | None, full_up_to: int | float
+    ) -> tuple[dict[int, Any], np.ndarray]:
+        """:meth:`_bid_menu` of a bid's first step, from the request's minimum, the limit and
+        :meth:`_full_up_to` of the limit."""
+        if low <= full_up_to:
             menu = self._full_menus.get(low)
             return self._full_menu(low) if menu is None else menu
         key = None if limit is None else limit - low
@@ -425,9 +429,7 @@ class KuhhandelCodec(Codec):
         what, arg = token.what, token.value
         if what == "bid":
             base = draft.base if draft.base >= 0 else (request.info or {})["min"]
-            amount = base + arg * self.raise_
-            bid = self._bid_actions.get(amount)
-            return self._bid_action(amount) if bid is None else bid
+            return self._bid_action(base + arg * self.raise_)
         notes = self._notes_with(draft, arg)
         return A.Pay(notes) if what == "pay" else _NOTES[what](notes)
 
@@ -631,17 +633,12 @@ class KuhhandelCodec(Codec):
                         t.cell = cell
                     low = request.info["min"]  # type: ignore[index]
                     w[self._o_bounds] = low * ms
-                    menu: Any
-                    if low <= t.full_up_to:  # the limit is far enough above: the full menu
-                        menu = self._full_menus.get(low)
-                        if menu is None:
-                            menu = self._full_menu(low)
-                    else:  # (a limit, then)
-                        menu = self._first_views.get(t.limit - low)
-                        if menu is None:
-                            menu = self._first_bid_menu(low, t.limit)
-                    draft.options = menu[0]
-                    return {"observation": t.vector.copy(), "action_mask": menu[1]}
+                    # The full menu kept by the minimum at once, else _first_bid_menu's way.
+                    bids = self._full_menus.get(low) if low <= t.full_up_to else None
+                    if bids is None:
+                        bids = self._first_bid_menu(low, t.limit, t.full_up_to)
+                    draft.options = bids[0]
+                    return {"observation": t.vector.copy(), "action_mask": bids[1]}
         elif kind in _FIXED_KINDS and draft.options is None:
             choices = request.choices or ()
             key = (kind, seat, *map(id, choices))
@@ -714,33 +711,6 @@ class KuhhandelCodec(Codec):
         w[self._o_bounds + 1] = (info["money"] if cap is None else cap) * self._ms
         limit = self._bid_limit(info)
         return _BidTemplate(vector, w, limit, self._full_up_to(limit), self._high_cells[seat])
-
-    def choose(
-        self, obs: Any, request: Request, draft: Draft, index: int, wait: bool = False
-    ) -> Any:
-        # As :meth:`Codec.choose`, with a bid's action made here (one call less per bid).
-        opts = draft.options
-        if opts is None:
-            opts = draft.options = self.options(obs, request, draft, wait=wait)
-        try:
-            value = opts[index]
-        except (KeyError, TypeError):  # not allowed: the generic choice says so
-            return super().choose(obs, request, draft, index, wait)
-        kind = type(value)
-        if kind is Build:
-            if value.what == "bid":
-                base = draft.base
-                if base < 0:
-                    base = (request.info or {})["min"]
-                bid = self._bid_actions.get(base + value.value * self.raise_)
-                if bid is not None:
-                    return bid
-            return self.build(obs, request, draft, value)
-        if kind is Step:
-            self.advance(draft, value, request)
-            draft.options = None
-            return None
-        return value
 
     def _holdings(self, obs: KuhhandelObservation) -> np.ndarray:
         """Herds, pedigrees and rats per seat in seat order, then the cards drawn. They change

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from cardtable.cli import main
+from cardtable.rl.aec import CardtableEnv
+from cardtable.rl.speed import measure_env
 
 
 @pytest.mark.parametrize(("game", "rules"), [("kuhhandel", "master"), ("cunegonda", "short")])
@@ -34,3 +37,35 @@ def test_bench_without_env_is_unchanged(capsys: pytest.CaptureFixture[str]) -> N
     main(["bench", "kuhhandel", "--games", "2", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert "env_steps_per_second" not in out
+
+
+@pytest.mark.parametrize(
+    ("game", "rules", "seats"), [("kuhhandel", "classic", 4), ("cunegonda", "short", 4)]
+)
+def test_the_measuring_policy_draws_a_uniform_pick_from_the_mask(
+    game: str, rules: str, seats: int
+) -> None:
+    """The bench's policy keeps each mask's allowed indices; it must still draw exactly what a
+    uniform pick from ``mask.nonzero()`` draws with the same random numbers, so the games
+    measured are those of a plain uniform masked policy (same steps, same decisions)."""
+    games, seed = 3, 5
+    env = CardtableEnv(game, rules, seats)
+    rng = random.Random(seed)
+    steps = decisions = 0
+    histories = []
+    for g in range(games):
+        env.reset(seed=seed + g)
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(int(legal[int(rng.random() * len(legal))]))
+            steps += 1
+        decisions += len(env.game.history())
+        histories.append(list(env.game.history()))
+    measured = measure_env(game, rules, seats, games, seed, env=env)
+    assert measured["env_steps"] == steps
+    assert measured["env_steps_per_decision"] == round(steps / decisions, 2)
+    assert list(env.game.history()) == histories[-1]  # the last game, move by move

@@ -583,20 +583,14 @@ class KuhhandelCodec(Codec):
         return out
 
     def _held_draft(self, held: _Held, draft: Draft | None) -> None:
-        """Bring the draft in the kept vector of a payment or offer up to ``draft``: one more
-        note than written (each step adds one, the smallest so far, at the draft's limit) is
-        three values; anything else, the block afresh."""
+        """Write ``draft`` afresh into the kept vector of a payment or offer (the usual step,
+        one note more, is written by :meth:`choosing`)."""
         w = held.writer
-        o, D = self._o_draft, self.n_notes
-        if draft is not None and draft is held.draft and draft.count == held.count + 1:
-            i = draft.limit
-            w[o + i] = 0.2 * draft.chosen[i]
-            w[o + D] = draft.total * self._ms
-            w[o + D + 1] = (i + 1) / D
-        else:
-            w[o : o + D + 3] = self._zeros.data[o : o + D + 3]
-            if draft is not None and (draft.count or draft.base >= 0):  # draft.started
-                self._write_draft(w, draft)
+        o = self._o_draft
+        end = o + self.n_notes + 3
+        w[o:end] = self._zeros.data[o:end]
+        if draft is not None and (draft.count or draft.base >= 0):  # draft.started
+            self._write_draft(w, draft)
         held.draft = draft
         held.count = 0 if draft is None else draft.count
 
@@ -639,6 +633,30 @@ class KuhhandelCodec(Codec):
                         bids = self._first_bid_menu(low, t.limit, t.full_up_to)
                     draft.options = bids[0]
                     return {"observation": t.vector.copy(), "action_mask": bids[1]}
+        elif kind in _NOTE_KINDS:
+            held = self._held
+            count = draft.count
+            if (
+                count == held.count + 1
+                and held.draft is draft
+                and held.request is request
+                and held.moves == len(game.history())
+            ):
+                # A later step of the payment or offer kept (a quarter of a classic game's
+                # steps): the note added (the smallest so far, at the draft's limit) is three
+                # values of the kept vector; then the options for the next note.
+                held.count = count
+                i = draft.limit
+                w = held.writer
+                o, D = self._o_draft, self.n_notes
+                w[o + i] = 0.2 * draft.chosen[i]
+                w[o + D] = draft.total * self._ms
+                w[o + D + 1] = (i + 1) / D
+                opts = draft.options = self._note_options(kind, request.info, draft)  # type: ignore[arg-type]
+                mask = self._masks.get(tuple(opts))
+                if mask is None:
+                    mask = self.shared_mask(None, request, draft, True)
+                return {"observation": held.vector.copy(), "action_mask": mask}
         elif kind in _FIXED_KINDS and draft.options is None:
             choices = request.choices or ()
             key = (kind, seat, *map(id, choices))

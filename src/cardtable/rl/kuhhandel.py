@@ -257,10 +257,9 @@ class KuhhandelCodec(Codec):
     def _bid_menu(self, info: Mapping[str, Any], draft: Draft) -> tuple[dict[int, Any], np.ndarray]:
         """The options of a bid now and their mask (both shared: read them only)."""
         base = draft.base
-        if base < 0:  # the first step
-            limit = self._bid_limit(info)
-            return self._first_bid_menu(info["min"], limit, self._full_up_to(limit))
         limit = self._bid_limit(info)
+        if base < 0:  # the first step
+            return self._first_bid_menu(info["min"], limit, self._full_up_to(limit))
         # After a raise the menu depends only on how far the limit is above the base (its
         # tokens are relative, ``bid+k``, made into bids when chosen): one lookup finds it.
         key = None if limit is None else limit - base
@@ -589,7 +588,7 @@ class KuhhandelCodec(Codec):
         o = self._o_draft
         end = o + self.n_notes + 3
         w[o:end] = self._zeros.data[o:end]
-        if draft is not None and (draft.count or draft.base >= 0):  # draft.started
+        if draft is not None and draft.started:
             self._write_draft(w, draft)
         held.draft = draft
         held.count = 0 if draft is None else draft.count
@@ -673,7 +672,7 @@ class KuhhandelCodec(Codec):
             vector: Any = self.follow(game, seat, request, draft)  # always a vector here
             return {"observation": vector, "action_mask": menu[1]}
         out: Any = self.follow(game, seat, request, draft)
-        mask: np.ndarray | None = None
+        mask = None
         if draft.options is None:
             if kind == "bid":
                 draft.options, mask = self._bid_menu(request.info or {}, draft)

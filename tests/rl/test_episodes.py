@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import weakref
 from typing import Any
 
 import numpy as np
@@ -187,27 +188,76 @@ def test_wire_observations_encode_the_same(game: str, rules: Any, seats: int) ->
 
 @pytest.mark.parametrize(("game", "rules", "seats"), ENVIRONMENTS, ids=ENV_IDS)
 def test_observations_handed_out_never_change_later(game: str, rules: Any, seats: int) -> None:
-    """The env reuses masks (read-only) and its follower's buffers: whatever it handed out
-    stays as it was when handed out, through the rest of the episode, and a mask cannot be
-    written to (it may be shared between steps)."""
+    """The env reuses masks and, once let go of, vectors (both read-only): whatever a caller
+    still holds (the dict, the vector alone, a view or a memoryview of it) stays as it was when
+    handed out, through the rest of the episode, and cannot be written to."""
     env = CardtableEnv(game, rules, seats)
     rng = random.Random(11)
     env.reset(seed=11)
     kept: list[tuple[Any, bytes, bytes]] = []
+    vectors: list[tuple[Any, bytes]] = []  # the vector alone, or a view or memoryview of it
+    step = 0
     for agent in env.agent_iter():
         obs, _reward, terminated, truncated, _info = env.last()
         if terminated or truncated:
             env.step(None)
             continue
+        step += 1
         other = env.observe(env.possible_agents[(env.possible_agents.index(agent) + 1) % seats])
         for o in (obs, other):
-            kept.append((o, o["observation"].tobytes(), o["action_mask"].tobytes()))
+            for part in (o["observation"], o["action_mask"]):
+                assert not part.flags.writeable
+                with pytest.raises(ValueError):
+                    part[0] = 1 - part[0]
+        vector = obs["observation"]
+        if step % 4 == 0:  # the whole dict
+            kept.append((obs, vector.tobytes(), obs["action_mask"].tobytes()))
+        elif step % 4 == 1:
+            vectors.append((vector, vector.tobytes()))
+        elif step % 4 == 2:
+            vectors.append((vector[3:], vector[3:].tobytes()))
+        else:
+            vectors.append((memoryview(vector), vector.tobytes()))
+        kept.append((other, other["observation"].tobytes(), other["action_mask"].tobytes()))
         mask = obs["action_mask"]
-        if not mask.flags.writeable:
-            with pytest.raises(ValueError):
-                mask[0] = 1 - mask[0]
+        del obs, other, vector  # only what is kept above holds them now
         env.step(random_index(mask, rng))
-    assert len(kept) > 50
-    for i, (o, vector, mask) in enumerate(kept):
-        assert o["observation"].tobytes() == vector, f"observation {i} changed later"
-        assert o["action_mask"].tobytes() == mask, f"mask {i} changed later"
+    assert len(kept) > 50 and len(vectors) > 40
+    for i, (o, vector_bytes, mask_bytes) in enumerate(kept):
+        assert o["observation"].tobytes() == vector_bytes, f"observation {i} changed later"
+        assert o["action_mask"].tobytes() == mask_bytes, f"mask {i} changed later"
+    for i, (held, vector_bytes) in enumerate(vectors):
+        assert bytes(held) == vector_bytes, f"vector {i} ({type(held).__name__}) changed later"
+
+
+KUHHANDEL = [(e, i) for e, i in zip(ENVIRONMENTS, ENV_IDS, strict=True) if e[0] == "kuhhandel"]
+
+
+@pytest.mark.parametrize(
+    ("game", "rules", "seats"), [e for e, _ in KUHHANDEL], ids=[i for _, i in KUHHANDEL]
+)
+def test_a_vector_let_go_of_is_written_again(game: str, rules: Any, seats: int) -> None:
+    """Kuhhandel's environments write a later observation into a vector nobody holds any more
+    (instead of allocating, copying and freeing one): seen through weak references, which do
+    not hold it. Without the reuse every one of them would be gone."""
+    env = CardtableEnv(game, rules, seats)
+    rng = random.Random(5)
+    env.reset(seed=5)
+    seen: dict[int, weakref.ref[Any]] = {}
+    again = steps = 0
+    for _agent in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        vector = obs["observation"]
+        earlier = seen.get(id(vector))
+        if earlier is not None and earlier() is vector:
+            again += 1
+        seen[id(vector)] = weakref.ref(vector)
+        steps += 1
+        mask = obs["action_mask"]
+        del obs, vector
+        env.step(random_index(mask, rng))
+    assert steps > 100
+    assert again > steps // 2, f"only {again} of {steps} vectors were written again"

@@ -77,7 +77,8 @@ def _check(table: Table, seat: int, what: str) -> None:
         got, want = followed[bad], encoded[bad]
         pytest.fail(f"{what}, seat {seat}: features {bad} differ: {got} vs {want}")
     assert np.array_equal(encoded, plain), f"{what}, seat {seat}: encode vs reference"
-    followed[:] = -7.0  # the caller owns its vector: nothing the follower keeps may change
+    with pytest.raises(ValueError):  # read-only: the codec may write into it once let go of
+        followed[0] = -7.0
 
 
 @pytest.mark.parametrize(("rules", "seats"), CASES, ids=IDS)
@@ -144,7 +145,8 @@ def _play_checked(env: Any, seeds: tuple[int, ...], *, need_caps: bool = False) 
             fresh.options = None
             options = codec.options(seen, request, fresh, wait=True)
             assert obs["action_mask"].nonzero()[0].tolist() == sorted(options), request.kind
-            obs["observation"][:] = -7.0  # the caller owns its vector
+            with pytest.raises(ValueError):  # read-only (see test_episodes for the reuse)
+                obs["observation"][0] = -7.0
             capped += bool(table.game.caps)
             env.step(random_index(obs["action_mask"], rng))
             steps += 1

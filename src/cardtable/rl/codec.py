@@ -78,7 +78,7 @@ def read_only_mask(size: int, allowed: Any) -> np.ndarray:
     m = np.zeros(size, dtype=np.int8)
     for i in allowed:  # a few indices: one by one costs less than indexing with a list
         m[i] = 1
-    m.setflags(write=False)
+    m.setflags(False)
     return m
 
 

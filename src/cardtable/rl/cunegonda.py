@@ -117,11 +117,12 @@ class CunegondaCodec(Codec):
         if request is None or draft is None:
             return np.zeros(DECK_SIZE, dtype=np.int8)
         m = self.shared_mask(obs, request, draft, wait)
-        return m if m.flags.writeable else m.copy()  # a play's mask is kept, a pass's is new
+        return m.copy()  # (shared_mask's are read-only: a play's is kept)
 
     def shared_mask(self, obs: Any, request: Request, draft: Draft, wait: bool) -> np.ndarray:
         # The keys of :meth:`options`, without building them: a play allows its choices (one
-        # read-only mask per set of cards), a pass the cards of the hand not chosen yet (new).
+        # read-only mask per set of cards), a pass the cards of the hand not chosen yet (a new
+        # mask, read-only as well).
         if request.kind == "play":
             choices = request.choices or ()
             m = self._play_masks.get(choices)
@@ -136,6 +137,7 @@ class CunegondaCodec(Codec):
         for c in obs.hand:
             if not chosen[c]:
                 w[c] = 1
+        m.setflags(False)  # as every mask the environments hand out
         return m
 
     def encode(self, obs: Observation, request: Request | None, draft: Draft | None) -> np.ndarray:
@@ -212,6 +214,7 @@ class CunegondaCodec(Codec):
             for q in range(SEATS):
                 if passes[q]:
                     w[_CHOSEN + (q - seat) % SEATS] = 1.0
+        out.setflags(False)  # as every environment's observation vector
         return out
 
     def stand_in(self, game: Any, seat: int) -> Any | None:

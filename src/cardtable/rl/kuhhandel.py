@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from sys import getrefcount as _refs
 from typing import Any
 
 import numpy as np
@@ -77,6 +78,15 @@ from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, read_only_mask
 
 #: Bids offered in one step (``min``, ``min + raise``, ... ``min + (K-1)·raise``).
 BID_MENU = 10
+
+# Observation vectors are handed out read-only, and the codec writes into one again only once
+# nothing but the codec holds it: CPython's reference count says so exactly (a caller's array,
+# a view of it, a memoryview or a dict holding it all count), as NumPy's own elision of
+# temporaries relies on. So a vector the caller keeps never changes, and a vector it dropped
+# costs no new array (allocating, copying and freeing one was about 7 % of a step in place).
+# The counts compared below are the codec's own references plus the call's argument. Vectors
+# are made read-only with ``setflags(False)`` (the keyword form costs three times as much).
+_RING = 3  # vectors :meth:`KuhhandelCodec.follow` takes turns with
 
 KINDS = (
     "turn",
@@ -196,6 +206,12 @@ class KuhhandelCodec(Codec):
         #: The vector of the payment or offer being answered, with its draft so far (see
         #: :meth:`follow`).
         self._held = _Held(None, -1, -1, self._zeros, None)
+        #: Vectors for :meth:`follow` to hand out, each with its writer (see _RING).
+        self._ring = [self._zeros.copy() for _ in range(_RING)]
+        self._ring_writers: list[Any] = [v.data for v in self._ring]
+        for v in self._ring:
+            v.setflags(False)
+        self._ring_at = 0
         #: The bidding's templates (:meth:`_bid_template`): the auction's list of bids and a
         #: template per seat.
         self._templates: tuple[Any, list[_BidTemplate | None]] = (None, [])
@@ -546,15 +562,24 @@ class KuhhandelCodec(Codec):
             # A later step of the same payment or offer: nothing but the draft has changed.
             if draft is not held.draft or (draft is not None and draft.count != held.count):
                 self._held_draft(held, draft)
-            return held.vector.copy()
+            return held.vector
         f = self._follower
         if f is None or f.game is not game:
             f = self._follower = _Follower(self, game)
         bidding = game.stage is ST.BID
         if not bidding or game.bids is not f.bids:  # as sync() checks first, one call less
             f.sync()
-        out = f.bases[seat].copy()
-        w: Any = out.data
+        # The seat's kept vector into a vector of the ring nobody holds any more, else a new one.
+        ring = self._ring
+        i = self._ring_at = (self._ring_at + 1) % _RING
+        out = ring[i]
+        if _refs(out) == 4:  # the ring, the vector's writer, ``out`` and the call: free
+            w: Any = self._ring_writers[i]
+            w[:] = f.writers[seat]
+        else:
+            out = ring[i] = f.bases[seat].copy()
+            w = self._ring_writers[i] = out.data
+            out.setflags(False)
         if request is not None:
             kind = request.kind
             w[_KIND_INDEX[kind]] = 1.0
@@ -569,14 +594,17 @@ class KuhhandelCodec(Codec):
         else:
             f.moment(w, seat)
             if request is not None and request.kind in _NOTE_KINDS:
-                # Answered note by note: keep the vector for the next steps (the caller owns
-                # what it gets: a copy), with its draft written so far.
+                # Answered note by note: keep the vector for the next steps (out of the ring:
+                # the next steps write into it, see _own_held), with its draft written so far.
+                out = out.copy()
+                w = out.data
+                out.setflags(False)
                 held = self._held = _Held(request, seat, len(game.history()), out, w)
                 if draft is not None:
                     if draft.count:  # draft.started (a payment or offer has no bid base)
                         self._write_draft(w, draft)
                     held.draft, held.count = draft, draft.count
-                return out.copy()
+                return out
         if draft is not None and (draft.count or draft.base >= 0):  # draft.started
             self._write_draft(w, draft)
         return out
@@ -584,6 +612,8 @@ class KuhhandelCodec(Codec):
     def _held_draft(self, held: _Held, draft: Draft | None) -> None:
         """Write ``draft`` afresh into the kept vector of a payment or offer (the usual step,
         one note more, is written by :meth:`choosing`)."""
+        if _refs(held.vector) > 3:  # handed out and still held: go on in a copy
+            _own_held(held)
         w = held.writer
         o = self._o_draft
         end = o + self.n_notes + 3
@@ -602,36 +632,41 @@ class KuhhandelCodec(Codec):
         kind = request.kind
         if kind == "bid":
             if draft.base < 0:  # a bid's first step (half of all steps; bids come while bidding)
-                templates = self._templates
-                if templates[0] is game.bids or self._new_templates(game):
-                    # The follower is up to date: the seat's vector for this auction is kept
-                    # (:class:`_BidTemplate`); the high bid, the round, the high bidder and the
-                    # minimum are written into it, and the observation is its copy.
-                    t = self._templates[1][seat]
-                    if t is None:
-                        t = self._templates[1][seat] = self._bid_template(
-                            game, seat, request.info or {}
-                        )
-                    w = t.writer
-                    ms = self._ms
-                    o = self._o_high
-                    w[o] = game.high * ms
-                    w[o + 1] = game.bid_round * 0.1
-                    cell = t.cells[game.high_bidder]  # (-1: nobody has bid yet)
-                    if cell != t.cell:
-                        if t.cell >= 0:
-                            w[t.cell] = 0.0
-                        if cell >= 0:
-                            w[cell] = 1.0
-                        t.cell = cell
-                    low = request.info["min"]  # type: ignore[index]
-                    w[self._o_bounds] = low * ms
-                    # The full menu kept by the minimum at once, else _first_bid_menu's way.
-                    bids = self._full_menus.get(low) if low <= t.full_up_to else None
-                    if bids is None:
-                        bids = self._first_bid_menu(low, t.limit, t.full_up_to)
-                    draft.options = bids[0]
-                    return {"observation": t.vector.copy(), "action_mask": bids[1]}
+                if self._templates[0] is not game.bids:  # the auction's first bid step
+                    self._new_templates(game)
+                # The seat's vector for this auction is kept (:class:`_BidTemplate`); the high
+                # bid, the round, the high bidder and the minimum are written into it, and it
+                # is the observation (read-only; once the caller has let go of it, the next
+                # step writes into it again).
+                t = self._templates[1][seat]
+                if t is None:
+                    t = self._templates[1][seat] = self._bid_template(
+                        game, seat, request.info or {}
+                    )
+                elif _refs(t.vector) > 3:  # handed out and still held: go on in a copy
+                    v = t.vector = t.vector.copy()
+                    t.writer = v.data
+                    v.setflags(False)
+                w = t.writer
+                ms = self._ms
+                o = self._o_high
+                w[o] = game.high * ms
+                w[o + 1] = game.bid_round * 0.1
+                cell = t.cells[game.high_bidder]  # (-1: nobody has bid yet)
+                if cell != t.cell:
+                    if t.cell >= 0:
+                        w[t.cell] = 0.0
+                    if cell >= 0:
+                        w[cell] = 1.0
+                    t.cell = cell
+                low = request.info["min"]  # type: ignore[index]
+                w[self._o_bounds] = low * ms
+                # The full menu kept by the minimum at once, else _first_bid_menu's way.
+                bids = self._full_menus.get(low) if low <= t.full_up_to else None
+                if bids is None:
+                    bids = self._first_bid_menu(low, t.limit, t.full_up_to)
+                draft.options = bids[0]
+                return {"observation": t.vector, "action_mask": bids[1]}
         elif kind in _NOTE_KINDS:
             held = self._held
             count = draft.count
@@ -645,6 +680,8 @@ class KuhhandelCodec(Codec):
                 # steps): the note added (the smallest so far, at the draft's limit) is three
                 # values of the kept vector; then the options for the next note.
                 held.count = count
+                if _refs(held.vector) > 3:  # handed out and still held: go on in a copy
+                    _own_held(held)
                 i = draft.limit
                 w = held.writer
                 o, D = self._o_draft, self.n_notes
@@ -655,7 +692,7 @@ class KuhhandelCodec(Codec):
                 mask = self._masks.get(tuple(opts))
                 if mask is None:
                     mask = self.shared_mask(None, request, draft, True)
-                return {"observation": held.vector.copy(), "action_mask": mask}
+                return {"observation": held.vector, "action_mask": mask}
         elif kind in _FIXED_KINDS and draft.options is None:
             choices = request.choices or ()
             key = (kind, seat, *map(id, choices))
@@ -691,17 +728,18 @@ class KuhhandelCodec(Codec):
             mask = self.shared_mask(None, request, draft, True)
         return {"observation": out, "action_mask": mask}
 
-    def _new_templates(self, game: Any) -> bool:
-        """Start the bidding's templates for the auction going on, if the follower is up to
-        date for it (nothing moves while bidding): a template per seat, made when first asked
-        (the auction's list of bids is new for each auction of each game, and stays so while
-        kept). ``False`` when the follower is not up to date."""
+    def _new_templates(self, game: Any) -> None:
+        """Start the bidding's templates for the auction going on: a template per seat, made
+        when first asked (the auction's list of bids is new for each auction of each game, and
+        stays so while kept), after bringing the follower up to date for it (nothing moves
+        while bidding, so it stays so)."""
         f = self._follower
+        if f is None or f.game is not game:
+            f = self._follower = _Follower(self, game)
         bids = game.bids
-        if f is not None and f.game is game and bids is f.bids:
-            self._templates = (bids, [None] * self.seats)
-            return True
-        return False
+        if bids is not f.bids:
+            f.sync()
+        self._templates = (bids, [None] * self.seats)
 
     def _bid_template(self, game: Any, seat: int, info: Mapping[str, Any]) -> _BidTemplate:
         """The vector of ``seat`` during the bidding of this auction with what stays the same
@@ -727,6 +765,7 @@ class KuhhandelCodec(Codec):
         cap = info.get("max")
         w[self._o_bounds + 1] = (info["money"] if cap is None else cap) * self._ms
         limit = self._bid_limit(info)
+        vector.setflags(False)
         return _BidTemplate(vector, w, limit, self._full_up_to(limit), self._high_cells[seat])
 
     def _holdings(self, obs: KuhhandelObservation) -> np.ndarray:
@@ -925,9 +964,20 @@ class _BidTemplate:
 class _Held:
     """The vector of the payment or offer being answered note by note (see
     :meth:`KuhhandelCodec.follow`): its request, seat and the length of the game's history
-    then, the vector and a writer on it, and the draft written into it (at its count)."""
+    then, the vector and a writer on it, and the draft written into it (at its count); a spare
+    vector with its writer (see :func:`_own_held`)."""
 
-    __slots__ = ("count", "draft", "moves", "request", "seat", "vector", "writer")
+    __slots__ = (
+        "count",
+        "draft",
+        "moves",
+        "request",
+        "seat",
+        "spare",
+        "spare_writer",
+        "vector",
+        "writer",
+    )
 
     def __init__(
         self, request: Request | None, seat: int, moves: int, vector: np.ndarray, writer: Any
@@ -939,6 +989,26 @@ class _Held:
         self.writer = writer
         self.draft: Draft | None = None
         self.count = 0
+        self.spare: np.ndarray | None = None
+        self.spare_writer: Any = None
+
+
+def _own_held(held: _Held) -> None:
+    """Go on with a copy of the kept vector of a payment or offer: the caller still holds the
+    one handed out (which must not change; it has it at the next step of the same answer, as
+    its last observation). The two vectors take turns: the spare, if the caller has let go of
+    it, gets the kept one's values; else the kept one becomes the spare and a new one is made."""
+    spare = held.spare
+    if spare is not None and _refs(spare) == 4:  # ``spare``, its writer, ``spare``, the call
+        writer = held.spare_writer
+        writer[:] = held.writer
+        held.spare, held.spare_writer = held.vector, held.writer
+        held.vector, held.writer = spare, writer
+        return
+    held.spare, held.spare_writer = held.vector, held.writer
+    vector = held.vector = held.vector.copy()
+    held.writer = vector.data
+    vector.setflags(False)
 
 
 class _Follower:

@@ -60,7 +60,9 @@ class Table:
 
     Masks it hands out are read-only and may be shared between steps (a menu's mask is one
     array): they never change afterwards, so keeping one is safe; copy it to change it.
-    Observation vectors are new arrays at every call.
+    Observation vectors are read-only too and never change once handed out; a codec may write
+    a later observation into the memory of one the caller has let go of entirely (no reference,
+    view or buffer of it left: Kuhhandel's codec does, see ``_RING`` there).
     """
 
     def __init__(
@@ -118,8 +120,8 @@ class Table:
 
         A seat that is not choosing now gets its observation with an all-zero mask. The vector
         comes from the codec following the seat's events where it can (:meth:`Codec.follow`),
-        else from the seat's engine observation: the same vector either way. The vector is new;
-        the mask is read-only and may be shared (see the class docstring).
+        else from the seat's engine observation: the same vector either way. Both are read-only;
+        the mask may be shared (see the class docstring).
         """
         codec = self.codec
         game = self.game
@@ -140,6 +142,7 @@ class Table:
             if obs is None:
                 obs = self._obs[seat] = game.observe(seat)
             vector = codec.encode(obs, req, draft)
+            vector.setflags(False)  # as the codec's own (see the class docstring)
         if req is None or draft is None:
             return {"observation": vector, "action_mask": self._no_mask}
         if obs is None and req.kind not in codec.blind_kinds:

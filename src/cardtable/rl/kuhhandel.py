@@ -215,6 +215,8 @@ class KuhhandelCodec(Codec):
         #: The bidding's templates (:meth:`_bid_template`): the auction's list of bids and a
         #: template per seat.
         self._templates: tuple[Any, list[_BidTemplate | None]] = (None, [])
+        #: Templates of earlier auctions, whose vectors may be written into again.
+        self._spare_templates: list[_BidTemplate] = []
         #: Options, mask and choices of requests with fixed choices, by kind, seat and the ids
         #: of the choices (see :meth:`choosing`).
         self._choice_menus: dict[tuple[Any, ...], tuple[dict[int, Any], np.ndarray, Any]] = {}
@@ -595,11 +597,26 @@ class KuhhandelCodec(Codec):
             f.moment(w, seat)
             if request is not None and request.kind in _NOTE_KINDS:
                 # Answered note by note: keep the vector for the next steps (out of the ring:
-                # the next steps write into it, see _own_held), with its draft written so far.
-                out = out.copy()
-                w = out.data
-                out.setflags(False)
+                # the next steps write into it, see _own_held), with its draft written so far:
+                # the last answer's vector or spare if let go of, else a new one.
+                last = self._held
+                spare = spare_writer = None
+                if last.writer is not None and _refs(last.vector) == 3:
+                    vector, writer = last.vector, last.writer
+                    spare, spare_writer = last.spare, last.spare_writer
+                elif last.spare is not None and _refs(last.spare) == 3:
+                    vector, writer = last.spare, last.spare_writer
+                else:
+                    vector = None
+                if vector is None:
+                    out = out.copy()
+                    w = out.data
+                    out.setflags(False)
+                else:
+                    writer[:] = w
+                    out, w = vector, writer
                 held = self._held = _Held(request, seat, len(game.history()), out, w)
+                held.spare, held.spare_writer = spare, spare_writer
                 if draft is not None:
                     if draft.count:  # draft.started (a payment or offer has no bid base)
                         self._write_draft(w, draft)
@@ -739,6 +756,9 @@ class KuhhandelCodec(Codec):
         bids = game.bids
         if bids is not f.bids:
             f.sync()
+        spares = self._spare_templates  # the last auction's, to write into again if let go of
+        if len(spares) < 2 * self.seats:
+            spares.extend(t for t in self._templates[1] if t is not None)
         self._templates = (bids, [None] * self.seats)
 
     def _bid_template(self, game: Any, seat: int, info: Mapping[str, Any]) -> _BidTemplate:
@@ -747,8 +767,20 @@ class KuhhandelCodec(Codec):
         caps (§4.7: set before an auction starts), the highest bid allowed (the seat's money
         or cap: no note moves while bidding), and the menu's limit."""
         f: Any = self._follower
-        vector: np.ndarray = f.bases[seat].copy()
-        w: Any = vector.data
+        spares = self._spare_templates
+        t = None
+        while spares:  # a template of an earlier auction whose vector was let go of
+            t = spares.pop()
+            if _refs(t.vector) == 3:  # ``vector``, its writer, the call
+                break
+            t = None
+        if t is None:
+            vector: np.ndarray = f.bases[seat].copy()
+            w: Any = vector.data
+            vector.setflags(False)
+        else:
+            vector, w = t.vector, t.writer
+            w[:] = f.writers[seat]
         w[_KIND_INDEX["bid"]] = 1.0
         o = self._o_auction
         w[o] = 1.0
@@ -765,8 +797,11 @@ class KuhhandelCodec(Codec):
         cap = info.get("max")
         w[self._o_bounds + 1] = (info["money"] if cap is None else cap) * self._ms
         limit = self._bid_limit(info)
-        vector.setflags(False)
-        return _BidTemplate(vector, w, limit, self._full_up_to(limit), self._high_cells[seat])
+        if t is None:
+            return _BidTemplate(vector, w, limit, self._full_up_to(limit), self._high_cells[seat])
+        t.limit, t.full_up_to = limit, self._full_up_to(limit)
+        t.cells, t.cell = self._high_cells[seat], -1
+        return t
 
     def _holdings(self, obs: KuhhandelObservation) -> np.ndarray:
         """Herds, pedigrees and rats per seat in seat order, then the cards drawn. They change

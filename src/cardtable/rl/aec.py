@@ -11,8 +11,10 @@ Agents are ``seat_0`` … ``seat_{n-1}`` (the engine's seats). ``agent_selection
 the engine asks (see :mod:`cardtable.rl.table` for simultaneous requests); a compound answer
 (a payment, an offer, a Cunegonda pass, a bid beyond the first menu) takes several steps of the
 same agent. Observations are ``{"observation": float32 vector, "action_mask": int8 mask}`` built
-from the seat's own engine observation only; the action space is ``Discrete`` and documented in
-:mod:`cardtable.rl.kuhhandel` and :mod:`cardtable.rl.cunegonda`. Rewards are 0 until the game
+from the seat's own engine observation only, both read-only (copy one to change it; a vector
+never changes while anything holds it, see :class:`cardtable.rl.table.Table`); the action
+space is ``Discrete`` and documented in :mod:`cardtable.rl.kuhhandel` and
+:mod:`cardtable.rl.cunegonda`. Rewards are 0 until the game
 ends, then :func:`cardtable.rl.rewards.final_rewards` for every seat at once. A game ended by a
 rule-set cap (Kuhhandel's ``max_turns``) is *truncated*, every other end *terminated*; ``infos``
 then carry the engine's result. ``reset(seed=s)`` plays the engine game with seed ``s`` (so

@@ -72,13 +72,19 @@ class Wait:
 WAIT = Wait()
 
 
+#: ``ndarray.setflags`` itself: ``set_flags(a, False)`` makes ``a`` read-only. Called with the
+#: flag as a positional argument, which costs a third of the keyword form (NumPy's stubs know
+#: only the keyword form, hence ``Any``).
+set_flags: Any = np.ndarray.setflags
+
+
 def read_only_mask(size: int, allowed: Any) -> np.ndarray:
     """A new ``int8`` mask of ``size`` with 1 at the ``allowed`` indices, made read-only (it is
     kept and handed out many times: nobody may change it)."""
     m = np.zeros(size, dtype=np.int8)
     for i in allowed:  # a few indices: one by one costs less than indexing with a list
         m[i] = 1
-    m.setflags(False)
+    set_flags(m, False)
     return m
 
 

@@ -27,7 +27,7 @@ from cardtable.core.contract import Request
 from cardtable.games.cunegonda.cards import DECK_SIZE, NAMES
 from cardtable.games.cunegonda.observe import Observation
 from cardtable.games.cunegonda.rules import CunegondaRules
-from cardtable.rl.codec import Build, Codec, Draft, Step, read_only_mask
+from cardtable.rl.codec import Build, Codec, Draft, Step, read_only_mask, set_flags
 
 SEATS = 4
 PASS_COUNT = 3
@@ -137,7 +137,7 @@ class CunegondaCodec(Codec):
         for c in obs.hand:
             if not chosen[c]:
                 w[c] = 1
-        m.setflags(False)  # as every mask the environments hand out
+        set_flags(m, False)  # as every mask the environments hand out
         return m
 
     def encode(self, obs: Observation, request: Request | None, draft: Draft | None) -> np.ndarray:
@@ -214,7 +214,7 @@ class CunegondaCodec(Codec):
             for q in range(SEATS):
                 if passes[q]:
                     w[_CHOSEN + (q - seat) % SEATS] = 1.0
-        out.setflags(False)  # as every environment's observation vector
+        set_flags(out, False)  # as every environment's observation vector
         return out
 
     def stand_in(self, game: Any, seat: int) -> Any | None:

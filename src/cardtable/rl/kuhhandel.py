@@ -74,7 +74,7 @@ from cardtable.games.kuhhandel import stages as ST
 from cardtable.games.kuhhandel.money import wallet_value
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 from cardtable.games.kuhhandel.rules import RuleSet
-from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, read_only_mask
+from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, read_only_mask, set_flags
 
 #: Bids offered in one step (``min``, ``min + raise``, ... ``min + (K-1)·raise``).
 BID_MENU = 10
@@ -85,7 +85,7 @@ BID_MENU = 10
 # temporaries relies on. So a vector the caller keeps never changes, and a vector it dropped
 # costs no new array (allocating, copying and freeing one was about 7 % of a step in place).
 # The counts compared below are the codec's own references plus the call's argument. Vectors
-# are made read-only with ``setflags(False)`` (the keyword form costs three times as much).
+# are made read-only with ``set_flags`` (see :mod:`cardtable.rl.codec`).
 _RING = 3  # vectors :meth:`KuhhandelCodec.follow` takes turns with
 
 KINDS = (
@@ -210,7 +210,7 @@ class KuhhandelCodec(Codec):
         self._ring = [self._zeros.copy() for _ in range(_RING)]
         self._ring_writers: list[Any] = [v.data for v in self._ring]
         for v in self._ring:
-            v.setflags(False)
+            set_flags(v, False)
         self._ring_at = 0
         #: The bidding's templates (:meth:`_bid_template`): the auction's list of bids and a
         #: template per seat.
@@ -581,7 +581,7 @@ class KuhhandelCodec(Codec):
         else:
             out = ring[i] = f.bases[seat].copy()
             w = self._ring_writers[i] = out.data
-            out.setflags(False)
+            set_flags(out, False)
         if request is not None:
             kind = request.kind
             w[_KIND_INDEX[kind]] = 1.0
@@ -611,7 +611,7 @@ class KuhhandelCodec(Codec):
                 if vector is None:
                     out = out.copy()
                     w = out.data
-                    out.setflags(False)
+                    set_flags(out, False)
                 else:
                     writer[:] = w
                     out, w = vector, writer
@@ -663,7 +663,7 @@ class KuhhandelCodec(Codec):
                 elif _refs(t.vector) > 3:  # handed out and still held: go on in a copy
                     v = t.vector = t.vector.copy()
                     t.writer = v.data
-                    v.setflags(False)
+                    set_flags(v, False)
                 w = t.writer
                 ms = self._ms
                 o = self._o_high
@@ -777,7 +777,7 @@ class KuhhandelCodec(Codec):
         if t is None:
             vector: np.ndarray = f.bases[seat].copy()
             w: Any = vector.data
-            vector.setflags(False)
+            set_flags(vector, False)
         else:
             vector, w = t.vector, t.writer
             w[:] = f.writers[seat]
@@ -1043,7 +1043,7 @@ def _own_held(held: _Held) -> None:
     held.spare, held.spare_writer = held.vector, held.writer
     vector = held.vector = held.vector.copy()
     held.writer = vector.data
-    vector.setflags(False)
+    set_flags(vector, False)
 
 
 class _Follower:

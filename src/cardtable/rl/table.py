@@ -20,7 +20,7 @@ import numpy as np
 
 from cardtable.core.contract import Game, Request
 from cardtable.core.registry import GameSpec, game_spec
-from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, Wait, read_only_mask
+from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, Wait, read_only_mask, set_flags
 
 #: The kinds of option that are not an engine action yet (see :meth:`Table.step`).
 _NOT_ACTIONS = frozenset((Step, Build, Wait, type(None)))
@@ -142,7 +142,7 @@ class Table:
             if obs is None:
                 obs = self._obs[seat] = game.observe(seat)
             vector = codec.encode(obs, req, draft)
-            vector.setflags(False)  # as the codec's own (see the class docstring)
+            set_flags(vector, False)  # as the codec's own (see the class docstring)
         if req is None or draft is None:
             return {"observation": vector, "action_mask": self._no_mask}
         if obs is None and req.kind not in codec.blind_kinds:

@@ -98,9 +98,19 @@ def _answer_one(tab: Tab) -> dict[str, Any]:
     the server took it (no rejection)."""
     before = len(_sent(tab, "action"))
     rejected = len(_received(tab, "rejected"))
-    panel = tab.page.locator(".actions .panel[data-kind]").first
-    panel.wait_for(timeout=30000)
-    assert kuhhandel_step(tab.page, panel.get_attribute("data-kind") or "", panel, {})
+    for _attempt in range(3):  # a panel rebuilt or replaced while clicking: try the one shown now
+        panel = tab.page.locator(".actions .panel[data-kind]").first
+        panel.wait_for(timeout=30000)
+        if kuhhandel_step(tab.page, panel.get_attribute("data-kind") or "", panel, {}):
+            break
+    else:
+        actions = tab.page.locator(".actions").inner_text(timeout=2000)
+        clock = tab.page.locator(".clock").inner_text(timeout=2000)
+        last = [m.get("type") for m in tab.messages()][-12:]
+        raise AssertionError(
+            f"no decision could be answered: actions {actions!r}, clock {clock!r}, "
+            f"last frames {last}, rejected {_received(tab, 'rejected')}"
+        )
     for _ in range(30):  # the frame goes out asynchronously
         if len(_sent(tab, "action")) > before:
             break

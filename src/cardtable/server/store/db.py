@@ -33,6 +33,16 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{1,31}$")
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
+def new_token() -> str:
+    """A bot's token: 256 random bits, URL-safe (43 characters), never starting with ``-``: a
+    token that did would be taken for an option in ``cardtable bot --token TOKEN`` (one in 64
+    of them; a CI run met one)."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
+
+
 def hash_token(token: str) -> str:
     """The stored form of a token. Tokens are 256-bit random, so one SHA-256 is enough."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -159,7 +169,7 @@ class Store:
             )
         if name.lower().startswith("house-"):
             raise NameError_(422, "names starting with 'house-' are reserved for house bots")
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         with self.engine.begin() as conn:
             taken = conn.execute(
                 select(players.c.id).where(func.lower(players.c.name) == name.lower())

@@ -62,8 +62,9 @@ count, own claim); the rat pile; the duel's peeked card; the bid bounds. Only th
 from __future__ import annotations
 
 import math
+import sys
+import sysconfig
 from collections.abc import Mapping
-from sys import getrefcount as _refs
 from typing import Any
 
 import numpy as np
@@ -87,6 +88,24 @@ BID_MENU = 10
 # The counts compared below are the codec's own references plus the call's argument. Vectors
 # are made read-only with ``set_flags`` (see :mod:`cardtable.rl.codec`).
 _RING = 3  # vectors :meth:`KuhhandelCodec.follow` takes turns with
+
+#: Whether vectors are written into again (CPython 3.11-3.13 with the GIL, whose counts the
+#: checks below are written for). From 3.14 the interpreter may borrow references on its stack
+#: (``sys.getrefcount`` then reads lower), and a free-threaded build counts differently: there
+#: ``_refs`` says every vector is still held, so each step goes on in a new one.
+REUSE_VECTORS = (
+    sys.implementation.name == "cpython"
+    and sys.version_info < (3, 14)
+    and not sysconfig.get_config_var("Py_GIL_DISABLED")
+)
+
+
+def _held_always(_vector: Any) -> int:
+    """A reference count no check below takes for free (vectors are never written again)."""
+    return 1 << 30
+
+
+_refs = sys.getrefcount if REUSE_VECTORS else _held_always
 
 KINDS = (
     "turn",

@@ -226,10 +226,9 @@ class KuhhandelCodec(Codec):
         #: :meth:`follow`).
         self._held = _Held(None, -1, -1, self._zeros, None)
         #: Vectors for :meth:`follow` to hand out, each with its writer (see _RING).
-        self._ring = [self._zeros.copy() for _ in range(_RING)]
-        self._ring_writers: list[Any] = [v.data for v in self._ring]
-        for v in self._ring:
-            set_flags(v, False)
+        ring = [_read_only_copy(self._zeros) for _ in range(_RING)]
+        self._ring = [vector for vector, _ in ring]
+        self._ring_writers: list[Any] = [writer for _, writer in ring]
         self._ring_at = 0
         #: The bidding's templates (:meth:`_bid_template`): the auction's list of bids and a
         #: template per seat.
@@ -590,17 +589,19 @@ class KuhhandelCodec(Codec):
         bidding = game.stage is ST.BID
         if not bidding or game.bids is not f.bids:  # as sync() checks first, one call less
             f.sync()
-        # The seat's kept vector into a vector of the ring nobody holds any more, else a new one.
-        ring = self._ring
-        i = self._ring_at = (self._ring_at + 1) % _RING
-        out = ring[i]
-        if _refs(out) == 4:  # the ring, the vector's writer, ``out`` and the call: free
-            w: Any = self._ring_writers[i]
-            w[:] = f.writers[seat]
-        else:
-            out = ring[i] = f.bases[seat].copy()
-            w = self._ring_writers[i] = out.data
-            set_flags(out, False)
+        noting = request is not None and request.kind in _NOTE_KINDS  # (never while bidding)
+        if noting:  # answered note by note: the vector is kept for the next steps
+            out, w, spare, spare_writer = self._held_vector(f.bases[seat], f.writers[seat])
+        else:  # the seat's kept vector into a vector of the ring nobody holds any more
+            ring = self._ring
+            i = self._ring_at = (self._ring_at + 1) % _RING
+            out = ring[i]
+            if _refs(out) == 4:  # the ring, the vector's writer, ``out`` and the call: free
+                w = self._ring_writers[i]
+                w[:] = f.writers[seat]
+            else:
+                out, w = _read_only_copy(f.bases[seat])
+                ring[i], self._ring_writers[i] = out, w
         if request is not None:
             kind = request.kind
             w[_KIND_INDEX[kind]] = 1.0
@@ -614,26 +615,7 @@ class KuhhandelCodec(Codec):
             f._auction(w, seat)  # as moment() does, one call less
         else:
             f.moment(w, seat)
-            if request is not None and request.kind in _NOTE_KINDS:
-                # Answered note by note: keep the vector for the next steps (out of the ring:
-                # the next steps write into it, see _own_held), with its draft written so far:
-                # the last answer's vector or spare if let go of, else a new one.
-                last = self._held
-                spare = spare_writer = None
-                if last.writer is not None and _refs(last.vector) == 3:
-                    vector, writer = last.vector, last.writer
-                    spare, spare_writer = last.spare, last.spare_writer
-                elif last.spare is not None and _refs(last.spare) == 3:
-                    vector, writer = last.spare, last.spare_writer
-                else:
-                    vector = None
-                if vector is None:
-                    out = out.copy()
-                    w = out.data
-                    set_flags(out, False)
-                else:
-                    writer[:] = w
-                    out, w = vector, writer
+            if noting:  # kept with its request, seat and moves, and its draft written so far
                 held = self._held = _Held(request, seat, len(game.history()), out, w)
                 held.spare, held.spare_writer = spare, spare_writer
                 if draft is not None:
@@ -644,6 +626,26 @@ class KuhhandelCodec(Codec):
         if draft is not None and (draft.count or draft.base >= 0):  # draft.started
             self._write_draft(w, draft)
         return out
+
+    def _held_vector(
+        self, source: np.ndarray, source_writer: Any
+    ) -> tuple[np.ndarray, Any, np.ndarray | None, Any]:
+        """The vector (and its writer) for a new payment's or offer's answer, holding
+        ``source``: the last answer's vector, with its spare, or that spare, whichever the
+        caller has let go of (written into again), else a new one; then the spare and its
+        writer for :func:`_own_held` (``None`` if none)."""
+        last = self._held
+        if last.writer is not None and _refs(last.vector) == 3:  # its slot, writer, the call
+            vector, writer = last.vector, last.writer
+            spare, spare_writer = last.spare, last.spare_writer
+        elif last.spare is not None and _refs(last.spare) == 3:
+            vector, writer = last.spare, last.spare_writer
+            spare = spare_writer = None
+        else:
+            vector, writer = _read_only_copy(source)
+            return vector, writer, None, None
+        writer[:] = source_writer
+        return vector, writer, spare, spare_writer
 
     def _held_draft(self, held: _Held, draft: Draft | None) -> None:
         """Write ``draft`` afresh into the kept vector of a payment or offer (the usual step,
@@ -680,9 +682,7 @@ class KuhhandelCodec(Codec):
                         game, seat, request.info or {}
                     )
                 elif _refs(t.vector) > 3:  # handed out and still held: go on in a copy
-                    v = t.vector = t.vector.copy()
-                    t.writer = v.data
-                    set_flags(v, False)
+                    t.vector, t.writer = _read_only_copy(t.vector)
                 w = t.writer
                 ms = self._ms
                 o = self._o_high
@@ -794,9 +794,7 @@ class KuhhandelCodec(Codec):
                 break
             t = None
         if t is None:
-            vector: np.ndarray = f.bases[seat].copy()
-            w: Any = vector.data
-            set_flags(vector, False)
+            vector, w = _read_only_copy(f.bases[seat])
         else:
             vector, w = t.vector, t.writer
             w[:] = f.writers[seat]
@@ -1060,9 +1058,16 @@ def _own_held(held: _Held) -> None:
         held.vector, held.writer = spare, writer
         return
     held.spare, held.spare_writer = held.vector, held.writer
-    vector = held.vector = held.vector.copy()
-    held.writer = vector.data
-    set_flags(vector, False)
+    held.vector, held.writer = _read_only_copy(held.vector)
+
+
+def _read_only_copy(vector: np.ndarray) -> tuple[np.ndarray, Any]:
+    """A copy of ``vector``, read-only for everyone but the codec, and the codec's writer on it
+    (a ``memoryview`` taken before the flag is set: it stays writable)."""
+    copy = vector.copy()
+    writer = copy.data
+    set_flags(copy, False)
+    return copy, writer
 
 
 class _Follower:

@@ -9,7 +9,9 @@ them::
         --callgrind-out-file=/dev/null .venv/bin/python tools/callgrind_steps.py env classic 10
 
 prints the steps (or decisions) counted; divide callgrind's ``I refs`` by it. Identical runs give
-identical counts (docs/rl.md, "Fifth round").
+identical counts (docs/rl.md, "Fifth round"). Mode ``env`` plays in a new environment (its caches
+empty), ``env-used`` in one that has played N games of other seeds first (as ``cardtable bench
+--env`` measures it: :func:`cardtable.rl.speed.compare`), ``plain`` the engine alone.
 """
 
 from __future__ import annotations
@@ -18,20 +20,29 @@ import functools
 import sys
 from typing import Any
 
-from cardtable.rl.speed import measure_env, measure_plain
+from cardtable.rl.aec import CardtableEnv
+from cardtable.rl.speed import OTHER_GAMES, measure_env, measure_plain
 
 
 def main() -> None:
     mode, rules, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
     seats = int(sys.argv[4]) if len(sys.argv) > 4 else (2 if rules == "master-duel" else 4)
-    measure, key = measure_env, "env_steps"
+    measure: Any = measure_env
+    key = "env_steps"
     if mode == "plain":
         measure, key = measure_plain, "plain_decisions"
     measure("kuhhandel", rules, seats, 1, 1000)  # warm-up
+    env = None
+    if mode == "env-used":
+        env = CardtableEnv("kuhhandel", rules, seats)
+        measure_env("kuhhandel", rules, seats, games, OTHER_GAMES, env=env)
     runs: list[dict[str, Any]] = []
 
     def play(_a: int, _b: int) -> int:
-        runs.append(measure("kuhhandel", rules, seats, games, 0))
+        if env is not None:
+            runs.append(measure_env("kuhhandel", rules, seats, games, 0, env=env))
+        else:
+            runs.append(measure("kuhhandel", rules, seats, games, 0))
         return 0
 
     functools.reduce(play, [0, 0])

@@ -31,6 +31,12 @@ def test_bench_env_section(game: str, rules: str, capsys: pytest.CaptureFixture[
     assert out["env_vs_observed"] == pytest.approx(
         out["env_steps_per_second"] / out["observed_decisions_per_second"], abs=0.01
     )
+    # The environment measured has played other games first; its own first games are
+    # reported beside it.
+    assert out["env_new_steps_per_second"] > 0
+    assert out["env_new_vs_engine"] == pytest.approx(
+        out["env_new_steps_per_second"] / out["plain_decisions_per_second"], abs=0.01
+    )
 
 
 def test_bench_without_env_is_unchanged(capsys: pytest.CaptureFixture[str]) -> None:

@@ -252,3 +252,30 @@ def test_the_engine_counts_every_move_the_follower_skips(rules: Any, seats: int)
                 moved[i] += 1
         before = after
     assert all(moved)
+
+
+@pytest.mark.parametrize(("rules", "seats"), CASES, ids=IDS)
+def test_each_new_game_starts_from_the_first_games_vectors(rules: Any, seats: int) -> None:
+    """A table's follower is made once; each later game starts from the vectors it showed when
+    the first game was first looked at (``_Follower.restart``) and writes what differs. That
+    point may be mid-game (the first game here is first looked at after steps nobody looked
+    at), and so may a later game's: every seat's vector must still be its observation's."""
+    table = Table("kuhhandel", rules, seats)
+    follower = None
+    for seed, unseen in ((60, 9), (61, 0), (62, 25), (63, 9), (60, 0)):
+        rng = random.Random(seed)
+        table.reset(seed)
+        for _ in range(unseen):  # steps nobody looks at before the game is first looked at
+            if table.seat < 0:
+                break
+            table.step(random_index(table.mask(), rng))
+        for step in range(40):
+            for s in range(table.seats):
+                _check(table, s, f"game {seed} step {unseen + step}")
+            if table.seat < 0:
+                break
+            table.step(random_index(table.mask(), rng))
+        codec = table.codec
+        assert isinstance(codec, KuhhandelCodec)
+        follower = follower or codec._follower
+        assert codec._follower is follower  # the same one, started again

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 f"  {out['env_steps_per_second']} env steps/s ({out['env_us_per_step']} µs/step, "
                 f"{out['env_steps_per_decision']} steps/decision), in an environment that has "
                 f"played {out['env_games']} other games (as in training)\n"
-                f"  a new environment's first {out['env_games']} games: "
+                f"  the same games in a new environment: "
                 f"{out['env_new_steps_per_second']} env steps/s "
                 f"(÷ engine: {out['env_new_vs_engine']})\n"
                 f"  engine (as above): {out['plain_decisions_per_second']} decisions/s; "

@@ -18,12 +18,12 @@ Both are measured in CPU time of this process (robust against other load on a sh
 shared machine a run only ever loses time to other work, so the best of interleaved runs is the
 steadiest estimate of each rate and of their ratios.
 
-The environment of each run is new, and is timed twice: first over ``games`` games of other
-seeds (:data:`OTHER_GAMES` on: the *new* environment, ``env_new_*``), then over the measured
-games (``env_*``, the figure compared with the engine). The second is an environment in use, as
-in training, where one environment plays game after game: its caches of menus and masks hold
-what earlier games met (not these games: their seeds were not played), as the engine's
-module-level caches do in its own runs. Both are reported.
+The environment is measured twice on the same games in each run: in a new environment
+(``env_new_*``), and in an environment that has played ``games`` games of other seeds first
+(:data:`OTHER_GAMES` on), the figure compared with the engine (``env_*``). The second is an
+environment in use, as in training, where one environment plays game after game: its caches of
+menus and masks hold what earlier games met (not these games': their seeds were not played), as
+the engine's module-level caches hold what its earlier runs met. Both are reported.
 """
 
 from __future__ import annotations
@@ -145,8 +145,8 @@ def compare(
     seed: int = 0,
     repeat: int = 3,
 ) -> dict[str, Any]:
-    """The best of ``repeat`` interleaved runs of :func:`measure_env` (a new environment's first
-    games, then the measured games in it: see the module docstring), :func:`measure_observed`
+    """The best of ``repeat`` interleaved runs of :func:`measure_env` (in a new environment and
+    in one in use: see the module docstring), :func:`measure_observed`
     and :func:`measure_plain`, and the ratios of env steps/s to both engine rates."""
     measures = (
         (measure_plain, "plain_decisions_per_second"),
@@ -158,11 +158,12 @@ def compare(
     for _ in range(max(1, repeat)):
         for measure, key in measures:
             if measure is measure_env:
-                fresh = CardtableEnv(game, rules, seats)
-                first = measure_env(game, rules, seats, games, seed + OTHER_GAMES, env=fresh)
+                first = measure_env(game, rules, seats, games, seed)  # in a new environment
                 if first["env_steps_per_second"] > best.get(new_key, {}).get(new_key, 0):
                     best[new_key] = {new_key: first["env_steps_per_second"]}
-                run = measure_env(game, rules, seats, games, seed, env=fresh)
+                used = CardtableEnv(game, rules, seats)
+                measure_env(game, rules, seats, games, seed + OTHER_GAMES, env=used)
+                run = measure_env(game, rules, seats, games, seed, env=used)
             else:
                 run = measure(game, rules, seats, games, seed)
             if run[key] > best.get(key, {}).get(key, 0):

@@ -1117,8 +1117,10 @@ class _Follower:
         "game",
         "herds",
         "hold_cells",
+        "money",
         "ms",
         "n",
+        "note_counts",
         "note_moves",
         "note_range",
         "notes",
@@ -1166,6 +1168,10 @@ class _Follower:
         self.rats = [-1] * n
         self.drawn = [-1] * S
         self.wallets: list[list[int]] = [[-1] * codec.n_notes for _ in range(n)]
+        # The money and the number of notes of each kept wallet (-1 of each note at first),
+        # kept up with each count that changes (cheaper than summing the wallet again).
+        self.money = [-sum(codec.notes)] * n
+        self.note_counts = [-codec.n_notes] * n
         self.bank: Any = ()
         self.reserve: Any = ()
         self.sync()
@@ -1197,6 +1203,8 @@ class _Follower:
         self.rats = rats.copy()
         self.drawn = drawn.copy()
         self.wallets = [w.copy() for w in wallets]
+        self.money = [wallet_value(w, self.notes) for w in wallets]
+        self.note_counts = [sum(w) for w in wallets]
         self.bank = None if bank is None else bank.copy()
         self.reserve = None if reserve is None else reserve.copy()
         self.turns, self.deck, self.turn_seat, self.end_phase = scalars
@@ -1349,13 +1357,19 @@ class _Follower:
             if wallet == old:
                 continue
             w = self.writers[s]  # the seat's own notes: its own vector only
+            notes = self.notes
+            money, number = self.money[s], self.note_counts[s]
             for k in self.note_range:
                 count = wallet[k]
                 if count != old[k]:
+                    more = count - old[k]
                     old[k] = count
+                    money += more * notes[k]
+                    number += more
                     w[o + k] = 0.2 * count
-            w[o + D] = wallet_value(wallet, self.notes) * c._ms
-            value = sum(wallet) * 0.1
+            self.money[s], self.note_counts[s] = money, number
+            w[o + D] = money * c._ms
+            value = number * 0.1
             for w, r in self.row_cells[s]:
                 w[r] = value
 

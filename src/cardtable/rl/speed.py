@@ -16,7 +16,9 @@ Both are measured in CPU time of this process (robust against other load on a sh
 
 :func:`compare` runs the three in turn, ``repeat`` times, and keeps the best rate of each: on a
 shared machine a run only ever loses time to other work, so the best of interleaved runs is the
-steadiest estimate of each rate and of their ratios.
+steadiest estimate of each rate and of their ratios. Each timed run starts after a full garbage
+collection, so that none pays for the garbage of the runs before it (an environment's codec and
+its follower refer to each other: only the collector frees them, with their caches).
 
 The environment is measured twice on the same games in each run: in a new environment
 (``env_new_*``), and in an environment that has played ``games`` games of other seeds first
@@ -28,6 +30,7 @@ the engine's module-level caches hold what its earlier runs met. Both are report
 
 from __future__ import annotations
 
+import gc
 import random
 import time
 from typing import Any
@@ -60,6 +63,7 @@ def measure_env(
     # The allowed indices of each mask seen, by id (the mask kept with them: an id is unique
     # only while its object lives).
     legal_of: dict[int, tuple[Any, tuple[int, ...]]] = {}
+    gc.collect()  # no run pays for the garbage of the runs before it
     c0 = time.process_time()
     for g in range(games):
         env.reset(seed=seed + g)
@@ -103,6 +107,7 @@ def measure_observed(
     """Engine decisions per CPU second with ``random`` bots and one observation per decision."""
     spec, rules, n = _resolve(game, rules, seats)
     decisions = 0
+    gc.collect()  # no run pays for the garbage of the runs before it
     c0 = time.process_time()
     for g in range(games):
         bots = [load_bot(game, "random", seed=seed + g * 8 + s) for s in range(n)]
@@ -128,6 +133,7 @@ def measure_plain(
     """Engine decisions per CPU second as plain ``cardtable bench`` plays (``random`` bots)."""
     spec, rules, n = _resolve(game, rules, seats)
     decisions = 0
+    gc.collect()  # no run pays for the garbage of the runs before it
     c0 = time.process_time()
     for g in range(games):
         match = spec.new_game(rules, n, seed + g)

@@ -32,6 +32,12 @@ CLOSE_TOO_BIG = 1009
 CLOSE_GOING_AWAY = 1001
 #: A client that does not read its messages is dropped beyond this many queued frames.
 MAX_QUEUED = 5000
+#: Seconds a session refused with an error goes on reading (and dropping) what the client still
+#: sends before it sends the close frame. The server's WebSocket layer closes the socket right
+#: after the close frame; a socket closed with unread data resets the connection, and the reset
+#: can destroy the error frame (and the close frame) before the client has read them. Lingering
+#: gives the client time to read the error first.
+LINGER = 0.5
 
 
 class _Close:
@@ -90,8 +96,15 @@ class Session:
             self.closing = True
 
     def fatal(self, code: str, reason: str, close_code: int = CLOSE_POLICY) -> None:
+        """Refuse the client: the error, then (after :data:`LINGER`, see :meth:`serve`) the
+        close frame."""
         self.send({"type": "error", "code": code, "reason": reason})
-        self.close(close_code, code)
+        if not self.closing:
+            self.closing = True  # nothing more is handled or sent but the close
+            # meanwhile serve() reads and drops what the client still sends
+            asyncio.get_running_loop().call_later(
+                LINGER, self.out.put_nowait, _Close(close_code, code)
+            )
 
     # -- the session ------------------------------------------------------------------------
 

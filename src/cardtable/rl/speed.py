@@ -154,38 +154,31 @@ def compare(
     """The best of ``repeat`` interleaved runs of :func:`measure_env` (in a new environment and
     in one in use: see the module docstring), :func:`measure_observed`
     and :func:`measure_plain`, and the ratios of env steps/s to both engine rates."""
-    measures = (
-        (measure_plain, "plain_decisions_per_second"),
-        (measure_observed, "observed_decisions_per_second"),
-        (measure_env, "env_steps_per_second"),
-    )
     best: dict[str, dict[str, Any]] = {}
-    new_key = "env_new_steps_per_second"
+
+    def keep(name: str, run: dict[str, Any], key: str) -> None:
+        if run[key] > best.get(name, {}).get(key, 0):
+            best[name] = run
+
     for _ in range(max(1, repeat)):
-        for measure, key in measures:
-            if measure is measure_env:
-                first = measure_env(game, rules, seats, games, seed)  # in a new environment
-                if first["env_steps_per_second"] > best.get(new_key, {}).get(new_key, 0):
-                    best[new_key] = {new_key: first["env_steps_per_second"]}
-                used = CardtableEnv(game, rules, seats)
-                measure_env(game, rules, seats, games, seed + OTHER_GAMES, env=used)
-                run = measure_env(game, rules, seats, games, seed, env=used)
-            else:
-                run = measure(game, rules, seats, games, seed)
-            if run[key] > best.get(key, {}).get(key, 0):
-                best[key] = run
-    env = best["env_steps_per_second"]
-    observed = best["observed_decisions_per_second"]
-    plain = best["plain_decisions_per_second"]
+        keep("plain", measure_plain(game, rules, seats, games, seed), "plain_decisions_per_second")
+        observed_run = measure_observed(game, rules, seats, games, seed)
+        keep("observed", observed_run, "observed_decisions_per_second")
+        keep("new", measure_env(game, rules, seats, games, seed), "env_steps_per_second")
+        used = CardtableEnv(game, rules, seats)
+        measure_env(game, rules, seats, games, seed + OTHER_GAMES, env=used)  # not kept
+        keep("used", measure_env(game, rules, seats, games, seed, env=used), "env_steps_per_second")
+    env, observed, plain = best["used"], best["observed"], best["plain"]
     rate = env["env_steps_per_second"]
+    new_rate = best["new"]["env_steps_per_second"]
     engine = max(plain["plain_decisions_per_second"], 1)
     return {
         **env,
-        **best[new_key],
+        "env_new_steps_per_second": new_rate,
         **observed,
         **plain,
         "env_repeat": max(1, repeat),
         "env_vs_engine": round(rate / engine, 2),
-        "env_new_vs_engine": round(best[new_key][new_key] / engine, 2),
+        "env_new_vs_engine": round(new_rate / engine, 2),
         "env_vs_observed": round(rate / max(observed["observed_decisions_per_second"], 1), 2),
     }

@@ -89,22 +89,21 @@ class Session:
             return
         self.out.put_nowait(text if stamp is None else (text, stamp))
 
-    def close(self, code: int, reason: str) -> None:
-        """Send what is queued, then close with ``code``."""
+    def close(self, code: int, reason: str, linger: float = 0.0) -> None:
+        """Send what is queued, then close with ``code``, ``linger`` seconds later (meanwhile
+        :meth:`serve` reads and drops what the client still sends; nothing more is sent)."""
         if not self.closing:
-            self.out.put_nowait(_Close(code, reason))
             self.closing = True
+            item = _Close(code, reason)
+            if linger > 0:
+                asyncio.get_running_loop().call_later(linger, self.out.put_nowait, item)
+            else:
+                self.out.put_nowait(item)
 
     def fatal(self, code: str, reason: str, close_code: int = CLOSE_POLICY) -> None:
-        """Refuse the client: the error, then (after :data:`LINGER`, see :meth:`serve`) the
-        close frame."""
+        """Refuse the client: the error, then the close frame after :data:`LINGER`."""
         self.send({"type": "error", "code": code, "reason": reason})
-        if not self.closing:
-            self.closing = True  # nothing more is handled or sent but the close
-            # meanwhile serve() reads and drops what the client still sends
-            asyncio.get_running_loop().call_later(
-                LINGER, self.out.put_nowait, _Close(close_code, code)
-            )
+        self.close(close_code, code, LINGER)
 
     # -- the session ------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ EXTRAS := server,client,rl,ray,dev,web
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest bench compiled clean
+.PHONY: run test lint typecheck pytest bench compiled wheel engine clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,8 +14,18 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $@
 
-run: $(BIN)/.installed
-	$(BIN)/cardtable serve --host $(HOST) --port $(PORT)
+# `make run` serves with the compiled (mypyc) engine: tools/build_engine.py compiles it into
+# build/compiled when the engines' sources changed (45 s of CPU), or says in one line why the
+# plain build runs instead (no C compiler, no Python headers, no mypyc). `make test` tests the
+# plain build (the editable install); tests/games/kuhhandel/test_compiled.py checks the compiled
+# one (it starts from build/compiled, which `make test` sets up too).
+COMPILED := build/compiled
+
+engine: $(BIN)/.installed
+	$(BIN)/python tools/build_engine.py $(COMPILED)
+
+run: engine
+	PYTHONPATH=$(CURDIR)/$(COMPILED) $(BIN)/cardtable serve --host $(HOST) --port $(PORT)
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests
@@ -24,21 +34,27 @@ lint: $(BIN)/.installed
 typecheck: $(BIN)/.installed
 	$(BIN)/mypy src/cardtable/core src/cardtable/games src/cardtable/client
 
-pytest: $(BIN)/.installed
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+# pytest runs its tests in parallel, one pytest-xdist worker per core (PYTEST_JOBS=auto; 0 runs
+# them all in one process); tests marked xdist_group stay in one worker (--dist loadgroup, in
+# pyproject.toml). It first sets up the compiled engine (`make engine`, compiled only when the
+# engines' sources changed), which tests/games/kuhhandel/test_compiled.py then checks.
+PYTEST_JOBS ?= auto
+
+pytest: engine
+	$(BIN)/pytest -q -n $(PYTEST_JOBS) $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 
-# The optional compiled engine (mypyc; needs a C compiler and the Python headers), built into
-# build/compiled: use it with PYTHONPATH=build/compiled (docs/performance.md).
-compiled: $(BIN)/.installed
-	rm -rf build/compiled build/wheels build/lib.* build/temp.* build/bdist.*
-	CARDTABLE_COMPILE=1 $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps -w build/wheels .
-	$(BIN)/python -m pip install --quiet --no-deps --target build/compiled build/wheels/cardtable-*.whl
+# Compile again even if up to date; fails (instead of falling back) where it cannot be built.
+# The wheel it leaves in build/wheels installs the compiled build elsewhere (same Python and
+# platform): pip install 'build/wheels/cardtable-<version>-cp311-...whl[server]'.
+compiled wheel: $(BIN)/.installed
+	$(BIN)/python tools/build_engine.py $(COMPILED) --force --strict
 
-bench: compiled
-	$(BIN)/cardtable bench kuhhandel --rules classic --seats 4 --bots random --games 2000
-	PYTHONPATH=build/compiled $(BIN)/cardtable bench kuhhandel --rules classic --seats 4 --bots random --games 2000
+# Both builds and the bare skeleton of the game, side by side (docs/performance.md).
+bench: engine
+	$(BIN)/cardtable bench kuhhandel --rules classic --seats 4 --bots random --games 2000 --skeleton
+	PYTHONPATH=$(CURDIR)/$(COMPILED) $(BIN)/cardtable bench kuhhandel --rules classic --seats 4 --bots random --games 2000 --skeleton
 
 clean:
 	rm -rf $(VENV) build *.egg-info

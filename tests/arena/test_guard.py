@@ -99,7 +99,11 @@ def test_hook_faults_are_recorded_not_raised() -> None:
 
     agent = guard_agent(Listener(), timeout=1.0, name="listener")
     agent.event(Event("bid", {}))  # type: ignore[attr-defined]
-    assert agent.hook_faults == [("event", "ValueError", "ValueError: bid")]
+    # the reason names the bot's own line (file and line of the raise)
+    ((hook, error, reason),) = agent.hook_faults
+    assert (hook, error) == ("event", "ValueError")
+    assert reason.startswith("ValueError: bid (at ") and "test_guard.py:" in reason
+    assert reason.endswith(" in event)")
     assert not hasattr(guard_agent(Deaf(), 1.0), "event")  # no listener: no event delivery cost
     agent.close()
 

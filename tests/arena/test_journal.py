@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TOY
 
 from cardtable.arena import (
     JournalError,
@@ -19,6 +18,7 @@ from cardtable.arena import (
     run_tournament,
 )
 from cardtable.cli import main
+from conftest import TOY
 
 COUNTING_BOT = """
 import os

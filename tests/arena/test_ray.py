@@ -7,9 +7,9 @@ import os
 from typing import Any
 
 import pytest
-from conftest import HERE, TOY, bot
 
 from cardtable.arena import Report, TournamentPlan, make_entries, run_tournament
+from conftest import HERE, TOY, bot
 
 pytest.importorskip("ray", reason="Ray is not installed: pip install 'cardtable[ray]'")
 

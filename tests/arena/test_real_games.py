@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import bot
 
 from cardtable.arena import TournamentPlan, make_entries, run_tournament
 from cardtable.cli import main
 from cardtable.core import Record, replay, verify
+from conftest import bot
 
 
 def plan(

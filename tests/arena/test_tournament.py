@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TOY, bot
 
 from cardtable.arena import Report, TournamentPlan, check_plan, make_entries, run_tournament
+from cardtable.arena.guard import queue_wait
 from cardtable.core import Record, replay, verify
+from conftest import TOY, bot
 
 
 def toy_plan(bots: list[str], deals: int = 10, **kw: Any) -> TournamentPlan:
@@ -124,6 +125,51 @@ def test_a_slow_bot_within_the_deadline_has_no_fault() -> None:
     assert not slow.faults
     assert slow.decisions == 8 and slow.think_time / slow.decisions >= 0.02
     assert report.to_json()["timing"]["entries"][0]["mean_ms"] >= 20
+
+
+def test_the_report_gives_wall_and_cpu_time_per_decision() -> None:
+    """A bot that sleeps 20 ms per decision: its wall time (mean, p99, max) shows the sleep, its
+    CPU time (the deciding thread's) does not; both in the JSON and in the text report."""
+    report = run_tournament(toy_plan([bot("slow"), "random"], deals=1, decision_timeout=1.0))
+    slow = report.to_json()["timing"]["entries"][0]
+    assert slow["p99_ms"] >= 20 and slow["max_ms"] >= slow["p99_ms"] - 0.1
+    assert slow["cpu_mean_ms"] is not None and slow["cpu_mean_ms"] < slow["mean_ms"] / 2
+    assert slow["cpu_p99_ms"] <= slow["cpu_max_ms"] + 0.1
+    text = report.to_text()
+    assert "time per decision, ms" in text
+    line = next(x for x in text.splitlines() if x.strip().startswith(report.rows[0].entry.label))
+    assert "wall mean" in line and "p99" in line and "cpu mean" in line and "(8 decisions)" in line
+
+
+@pytest.mark.skipif(queue_wait() is None, reason="the kernel does not tell a thread's core wait")
+def test_the_report_gives_the_wait_for_a_core_and_the_wall_time_without_it() -> None:
+    """The time a decision waited for a core is what the machine took from the bot: the wall time
+    without it still holds the bot's own 20 ms sleep, and never exceeds the wall time."""
+    report = run_tournament(toy_plan([bot("slow"), "random"], deals=1, decision_timeout=1.0))
+    slow = report.to_json()["timing"]["entries"][0]
+    assert 0 <= slow["queue_mean_ms"] <= slow["queue_max_ms"] <= slow["max_ms"]
+    assert 20 <= slow["wall_minus_queue_max_ms"] <= slow["max_ms"] + 1e-6
+    text = report.to_text()
+    assert "waiting for a core" in text and "wall minus wait max" in text
+
+
+def test_the_report_counts_the_searches_a_time_cap_ended(tmp_path: Path) -> None:
+    """A bot with ``searches``/``capped_searches`` counters (4 decisions a game, every third
+    capped: 1 per game): the report adds them up over its games, text and JSON, also from a
+    journal; bots without counters get no line."""
+    journal = tmp_path / "j.jsonl"
+    plan = toy_plan([bot("capped"), "random"], deals=1)
+    report = run_tournament(plan, journal=journal)
+    capped, other = report.to_json()["timing"]["entries"]
+    assert (capped["searches"], capped["capped_searches"]) == (8, 2)
+    assert (other["searches"], other["capped_searches"]) == (0, 0)
+    lines = report.to_text().splitlines()
+    cap_lines = lines[lines.index(next(x for x in lines if x.startswith("time cap"))) + 1 :]
+    label = report.rows[0].entry.label
+    assert cap_lines[0].split() == [label, "2", "of", "8", "searches", "(25.00%)"]
+    assert len(cap_lines) == 1
+    again = run_tournament(plan, journal=journal)  # every game from the journal
+    assert again.resumed == 2 and again.to_json()["timing"]["entries"][0]["capped_searches"] == 2
 
 
 def test_a_failing_event_hook_is_recorded() -> None:

@@ -96,7 +96,8 @@ def test_expert_answers_preempt_and_rare_requests() -> None:
 
 def _play(preset: str, seats: int, seed: int, iterations: int) -> list[tuple[int, Any]]:
     game = new_game(PRESETS[preset], seats, seed)
-    agents: list[Any] = [ExpertBot(seed=7, iterations=iterations)]
+    # No time cap: on a loaded machine a cap that triggers makes the answer depend on timing.
+    agents: list[Any] = [ExpertBot(seed=7, iterations=iterations, time_cap=None)]
     agents += [load_bot("kuhhandel", "heuristic", seed=s) for s in range(1, seats)]
     run_match(game, agents)
     return list(game.history())
@@ -106,7 +107,7 @@ def test_expert_is_deterministic_for_a_seed_with_an_iteration_budget() -> None:
     first = _play("classic", 4, 11, 4)
     assert first == _play("classic", 4, 11, 4)
     other = new_game(PRESETS["classic"], 4, 11)
-    agents: list[Any] = [ExpertBot(seed=8, iterations=4)]
+    agents: list[Any] = [ExpertBot(seed=8, iterations=4, time_cap=None)]
     agents += [load_bot("kuhhandel", "heuristic", seed=s) for s in range(1, 4)]
     run_match(other, agents)
     assert list(other.history()) != first  # the seed matters: a different seed, other playouts
@@ -242,7 +243,7 @@ def test_expert_claims_near_the_heuristics_count() -> None:
 
 @pytest.mark.parametrize(
     ("preset", "seats", "budget"),
-    [("classic", 4, 32), ("competition", 5, 128), ("master", 4, 64), ("master-duel", 2, 32)],
+    [("classic", 4, 96), ("competition", 5, 128), ("master", 4, 64), ("master-duel", 2, 32)],
 )
 def test_expert_budget_follows_the_rule_set_unless_given(
     preset: str, seats: int, budget: int
@@ -265,3 +266,124 @@ def test_expert_budget_follows_the_rule_set_unless_given(
     loaded = load_bot("kuhhandel", "expert", seed=1, iterations=16)
     loaded.start(0, info)
     assert loaded.iterations == 16
+
+
+def test_a_playout_stops_at_its_deadline_unfinished() -> None:
+    """The time cap is checked inside playouts: a passed deadline stops one before its next turn."""
+    game = new_game(PRESETS["classic"], 4, 5)
+    model = Model(game.rules_json(), 4)
+    belief = Belief(model, 0)
+    world = sample_world(game.observe(0), model, belief, random.Random(1))
+    world.herd_stats()
+    stopped = world.clone(3)
+    assert stopped.run(deadline=time.perf_counter() - 1.0) is False
+    assert stopped.turns == world.turns and stopped.herds == world.herds
+    finished = world.clone(3)
+    assert finished.run() is True and finished.turns > world.turns
+
+
+def test_the_time_cap_counts_the_work_before_the_search() -> None:
+    """The cap bounds the whole decision from ``act`` on: with a clock on which 0.3 s pass
+    between the start of the decision and the search (the belief, the opponent model, the
+    candidates, the heuristic's answer), a 0.25 s cap leaves no time for a single world, so the
+    answer is the heuristic's, whatever the budget. No real time is measured."""
+    game, req = _turn_with_trades(seed=3)
+    bot = ExpertBot(seed=1, iterations=1_000_000, time_cap=0.25)
+    bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+    readings: list[float] = []
+
+    def clock() -> float:  # the real timeline (the playouts read it), 0.3 s ahead after act's
+        readings.append(time.perf_counter() + (0.3 if readings else 0.0))
+        return readings[-1]
+
+    bot.clock = clock
+    heuristic = load_bot("kuhhandel", "heuristic", seed=1)
+    heuristic.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+    assert bot.act(game.observe(0), req) == heuristic.act(game.observe(0), req)
+    assert bot.last_worlds == 0 and bot.last_capped
+    assert (bot.searches, bot.capped_searches) == (1, 1)
+
+
+def _turn_with_trades(seed: int) -> tuple[Any, Request]:
+    """A classic game played by heuristics to a turn of seat 0 with cow trades among its choices."""
+    game = new_game(PRESETS["classic"], 4, seed)
+    bots = [load_bot("kuhhandel", "heuristic", seed=s) for s in range(4)]
+    for s, b in enumerate(bots):
+        b.start(s, GameInfo("kuhhandel", game.rules_json(), 4, s))
+    while True:
+        req = game.pending()[0]
+        if req.seat == 0 and req.kind == "turn" and len(req.choices or ()) > 2:
+            return game, req
+        game.apply(req.seat, bots[req.seat].act(game.observe(req.seat), req))
+
+
+def test_the_time_cap_ends_a_search_that_its_budget_would_not() -> None:
+    """A budget of a million playouts under a cap: the search stops at the cap (not after the
+    budget), says so, and still answers with one of the candidates."""
+    game, req = _turn_with_trades(seed=3)
+    bot = ExpertBot(seed=1, iterations=1_000_000, time_cap=0.02)
+    bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+    action = bot.act(game.observe(0), req)
+    assert action in req.choices
+    assert bot.last_capped and bot.last_worlds < 1_000_000 // len(req.choices)
+    assert (bot.searches, bot.capped_searches) == (1, 1)  # the counters the arena reports
+    # With no time left at all, the answer is the heuristic's (the prior), from no world.
+    bot = ExpertBot(seed=1, iterations=1_000_000, time_cap=0.0)
+    bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+    heuristic = load_bot("kuhhandel", "heuristic", seed=1)
+    heuristic.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+    assert bot.act(game.observe(0), req) == heuristic.act(game.observe(0), req)
+    assert bot.last_worlds == 0 and bot.last_capped
+    # Without a cap the same search runs its budget and is not counted as capped.
+    bot = ExpertBot(seed=1, iterations=64, time_cap=None)
+    bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+    bot.act(game.observe(0), req)
+    assert not bot.last_capped and bot.last_worlds > 0
+    assert (bot.searches, bot.capped_searches) == (1, 0)
+
+
+def _history_with_seat0(bot: Any, seed: int) -> list[Any]:
+    game = new_game(PRESETS["classic"], 4, seed)
+    agents: list[Any] = [bot] + [load_bot("kuhhandel", "heuristic", seed=s) for s in (1, 2, 3)]
+    run_match(game, agents)
+    return list(game.history())
+
+
+def test_the_guided_expert_departs_from_learned_only_on_evidence() -> None:
+    """With ``learned`` as its guide, the expert's prior is learned's answer: asking for more
+    evidence than any search can give, it plays exactly as ``learned`` would in its seat; asking
+    for none (and no bonus), its searches depart from learned's answers somewhere."""
+    pytest.importorskip("numpy")
+    learned = _history_with_seat0(load_bot("kuhhandel", "learned", seed=0), 4)
+    sure = ExpertBot(seed=1, iterations=8, time_cap=None, guide="learned", evidence=1e9)
+    assert _history_with_seat0(sure, 4) == learned
+    assert sure.guide is not None and sure.evidence == 1e9
+    loose = ExpertBot(
+        seed=1, iterations=8, time_cap=None, guide="learned", evidence=0, guide_bonus=0
+    )
+    assert _history_with_seat0(loose, 4) != learned  # the test can fail: the search matters
+
+
+def test_the_guide_is_learned_where_it_can_play_and_the_heuristic_elsewhere() -> None:
+    """The default guide needs weights for the table: classic with 4 seats has them (and the
+    evidence bar of a guided search), Master does not (the heuristic's prior, no bar)."""
+    pytest.importorskip("numpy")
+    from cardtable.games.kuhhandel.bots.expert import GUIDED_EVIDENCE
+
+    for preset, seats, guided in (("classic", 4, True), ("master", 4, False)):
+        game = new_game(PRESETS[preset], seats, 1)
+        bot = ExpertBot(seed=1)
+        bot.start(0, GameInfo("kuhhandel", game.rules_json(), seats, 0))
+        assert (bot.guide is not None) == guided
+        assert bot.evidence == (GUIDED_EVIDENCE if guided else 0.0)
+
+
+def test_a_search_departs_from_the_prior_only_on_paired_evidence() -> None:
+    """``_proven``: a mean gain over the prior counts only if it exceeds ``evidence`` standard
+    errors of the per-world gains; a steady small gain is evidence, a noisy large one is not."""
+    bot = ExpertBot(seed=1, evidence=2.0)
+    steady = [0.1, 0.12, 0.09, 0.11, 0.1]
+    noisy = [1.0, -0.9, 1.0, -0.8, 0.9]
+    assert bot._proven(sum(steady), sum(d * d for d in steady), len(steady))
+    assert not bot._proven(sum(noisy), sum(d * d for d in noisy), len(noisy))
+    assert not bot._proven(0.5, 0.25, 1)  # one world is never evidence

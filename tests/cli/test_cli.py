@@ -149,3 +149,55 @@ def test_readme_bot_in_a_dozen_lines_plays(
 def test_request_is_a_plain_value() -> None:
     r: Any = Request(0, "turn", (A.AUCTION,), {})
     assert r.seat == 0 and r.kind == "turn" and r.choices == (A.AUCTION,)
+
+
+def test_bench_frames_times_the_schema_checks(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "bench", "kuhhandel", "--frames", "--games", "1", "--json")
+    data = json.loads(out)
+    assert code == 0 and "jsonschema" in data["validator"]
+    assert data["client_us_per_frame"] > data["client_json_us_per_frame"] > 0
+    assert data["server_frames"] > 100 and data["server_us_per_frame"] > 0
+    # one observation per request frame, timed both ways
+    requests = data["server_frames"] - data["server_events"]
+    assert data["observations"] == requests
+    assert data["observation_to_json_us"] > 0 and data["observation_from_json_us"] > 0
+
+
+def test_bench_skeleton_plays_beside_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "bench", "kuhhandel", "--games", "5", "--skeleton", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["skeleton_games_per_second"] > 0
+    # the speeds are shown to 0.1 game/s, the ratio is of the unrounded speeds
+    ratio = data["games_per_second"] / data["skeleton_games_per_second"]
+    assert data["vs_skeleton"] == pytest.approx(ratio, rel=0.01, abs=0.002)
+    assert data["skeleton_decisions_per_game"] > 200  # whole games, of about the engine's length
+    assert main(["bench", "cunegonda", "--games", "1", "--skeleton"]) == 2
+    assert "classic Kuhhandel with random bots only" in capsys.readouterr().err
+
+
+def test_the_skeleton_plays_whole_classic_games() -> None:
+    """The yardstick is a game, not an empty loop: seeded games that end, with scores."""
+    from cardtable.cli import skeleton
+
+    for seed in range(20):
+        decisions, scores = skeleton.play(4, seed)
+        assert decisions > 100 and len(scores) == 4
+        assert sum(scores) > 0
+    assert skeleton.play(4, 3) == skeleton.play(4, 3)  # seeded
+
+
+def test_every_measurement_is_a_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """``cardtable bench server|analysis|analysis-latency`` are the cluster's, the analysis's and
+    the live tables' benchmarks under one name; their options reach them."""
+    from cardtable.cli import BENCHES
+
+    for name, target in BENCHES.items():
+        with pytest.raises(SystemExit) as exit_:
+            main(["bench", name, "--help"])
+        assert exit_.value.code == 0
+        shown = capsys.readouterr().out
+        assert shown.startswith(f"usage: cardtable {target[0]}"), (name, shown[:80])
+        for option in target[1:]:
+            assert option in shown
+    assert main(["bench", "analysis", "--game", "nosuchgame"]) == 2
+    assert "nosuchgame" in capsys.readouterr().err

@@ -163,10 +163,15 @@ class NimServer:
         self.results: list[Result] = []
         self.timeouts: list[tuple[str, str]] = []
         self.illegal: list[tuple[str, str]] = []
+        #: ``fault`` reports received: (player name, message).
+        self.reports: list[tuple[str, dict[str, Any]]] = []
         self.resumes: list[str] = []
         self.connections = 0
         #: name -> the number of actions after which that player's connection is cut.
         self.drop_after: dict[str, set[int]] = {}
+        #: Tables given up before they start (as a cluster does when the process that was to
+        #: run one dies): their players get ``game_end`` aborted without ``game_start``.
+        self.give_up_tables = 0
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._ids = itertools.count(1)
@@ -221,7 +226,16 @@ class NimServer:
                     self.queue.append(p)
                     if len(self.queue) >= self.seats:
                         seated, self.queue = self.queue[: self.seats], self.queue[self.seats :]
-                        table = Table(self, f"g{next(self._ids)}", seated, self.sticks)
+                        game_id = f"g{next(self._ids)}"
+                        if self.give_up_tables > 0:
+                            self.give_up_tables -= 1
+                            gone = {"termination": "aborted", "scores": [], "places": []}
+                            for q in seated:
+                                await self.send(
+                                    q, {"type": "game_end", "game_id": game_id, "result": gone}
+                                )
+                            continue
+                        table = Table(self, game_id, seated, self.sticks)
                         task = asyncio.ensure_future(table.run())
                         self._tasks.add(task)
                 elif kind == "action" and p.table is not None:
@@ -231,6 +245,8 @@ class NimServer:
                         ws.transport.abort()
                         return
                     p.table.deliver(p, message)
+                elif kind == "fault":
+                    self.reports.append((name, message))
                 elif kind == "resume" and p.table is not None:
                     await p.table.resume(p, int(message.get("since", 0)))
                 elif kind == "leave" and p in self.queue:

@@ -10,6 +10,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -123,7 +124,9 @@ def test_slow_agent_is_answered_by_fallback_within_deadline() -> None:
 
     async def main() -> Any:
         async with NimServer(TOKENS, deadline_ms=500) as server:
-            return server, *(await two_bots(server, slow, Recording(2), margin_ms=150))
+            return server, *(
+                await two_bots(server, slow, Recording(2), margin_ms=150, fallback=True)
+            )
 
     server, ra, _rb, ca, _cb = run(main())
     assert server.timeouts == []  # every fallback went out before the server's deadline
@@ -131,6 +134,10 @@ def test_slow_agent_is_answered_by_fallback_within_deadline() -> None:
     assert 1 <= ca.stats.late <= 2 and ca.stats.fallbacks == ca.stats.late
     assert len(ra[0].faults) == ca.stats.late and all("late" in f for f in ra[0].faults)
     assert len(server.results) == 1 and ra[0].decisions > ca.stats.late
+    # ...and each one was reported to the server, saying that our own fallback answers
+    assert [(m["kind"], m["answered"]) for _, m in server.reports] == [("late", True)] * (
+        ca.stats.late
+    )
 
 
 def test_silent_without_fallback_leaves_the_decision_to_the_server() -> None:
@@ -141,11 +148,16 @@ def test_silent_without_fallback_leaves_the_decision_to_the_server() -> None:
             return server, *(await two_bots(server, slow, Recording(2), fallback=False))
 
     server, ra, _rb, ca, _cb = run(main())
-    # The server answered for us (and said so); a late decision is one fault, not two.
+    # The server (this test server ignores fault reports) answered for us after its deadline
+    # and said so; a late decision is one fault, not two.
     assert server.timeouts and {name for name, _ in server.timeouts} == {"a"}
     assert 1 <= ca.stats.late == len(server.timeouts) == ca.stats.rejected
     assert ca.stats.fallbacks == 0
     assert len(ra[0].faults) == ca.stats.late
+    # every late decision was reported at once, saying no answer of ours follows
+    assert [(m["kind"], m["answered"]) for _, m in server.reports] == [("late", False)] * (
+        ca.stats.late
+    )
 
 
 def test_failing_agent_falls_back_and_illegal_action_is_reported() -> None:
@@ -153,7 +165,7 @@ def test_failing_agent_falls_back_and_illegal_action_is_reported() -> None:
 
     async def main() -> Any:
         async with NimServer(TOKENS, sticks=20) as server:
-            return server, *(await two_bots(server, broken, Recording(2)))
+            return server, *(await two_bots(server, broken, Recording(2), fallback=True))
 
     server, ra, _rb, ca, _cb = run(main())
     assert ca.stats.agent_errors == 1
@@ -161,6 +173,14 @@ def test_failing_agent_falls_back_and_illegal_action_is_reported() -> None:
     faults = ra[0].faults
     assert any("RuntimeError: broken on purpose" in f for f in faults)
     assert any("illegal_action" in f for f in faults)
+    # The exception was reported with the bot's own frame: this file, the line that raised.
+    ((name, report),) = server.reports
+    assert name == "a" and report["kind"] == "raised" and report["answered"] is True
+    exception = report["exception"]
+    assert exception["type"] == "RuntimeError" and exception["message"] == "broken on purpose"
+    assert exception["file"].endswith("test_client_logic.py") and exception["function"] == "act"
+    source = Path(__file__).read_text().splitlines()[exception["line"] - 1]
+    assert 'raise RuntimeError("broken on purpose")' in source
 
 
 def test_dropped_connection_reconnects_resumes_and_resends() -> None:
@@ -226,3 +246,19 @@ def test_blocking_facade_plays_with_a_bot_reference() -> None:
     ours, theirs = run(main())
     assert [r.result for r in ours] == [r.result for r in theirs]
     assert all(r.faults == () for r in ours)
+
+
+def test_a_table_given_up_before_it_started_sends_the_client_back_to_the_lobby() -> None:
+    """A ``game_end`` (aborted) for a game the client never saw start, while it waits for a
+    table: the server seated it and gave the game up (in a cluster, the process that was to
+    run it died), so the seat took it out of the lobby; the client joins again and plays."""
+
+    async def main() -> tuple[NimServer, list[Any], list[Any], Client, Client]:
+        async with NimServer(TOKENS) as server:
+            server.give_up_tables = 1
+            return server, *(await two_bots(server, RandomNim(1), RandomNim(2), games=1))
+
+    server, ra, rb, _ca, _cb = run(main(), timeout=20)
+    assert server.give_up_tables == 0  # the first table was given up
+    assert len(ra) == len(rb) == 1 == len(server.results)  # the second was played
+    assert ra[0].game_id == rb[0].game_id == "g2"

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import uvicorn
 from websockets.client import ClientProtocol
 from websockets.frames import Opcode
@@ -25,6 +24,8 @@ from websockets.uri import parse_uri
 
 from cardtable.server.app import create_app
 from cardtable.server.config import Settings
+from cardtable.server.limits import uvicorn_config
+from loopback import LOOPBACK
 
 #: Every wait in these tests gives up after this long: no test can hang on the network.
 WAIT = 15.0
@@ -61,7 +62,7 @@ class KhServer:
         return f"://127.0.0.1:{self.port}"
 
     def register(self, name: str, token: str = "secret") -> int:
-        reply = httpx.post(
+        reply = LOOPBACK.post(
             f"{self.http}/kuh-handel/register", params={"player_id": name, "token": token}
         )
         return reply.status_code
@@ -75,7 +76,7 @@ class KhServer:
         return KhClient(f"ws://127.0.0.1:{self.port}/kuh-handel/{lobby}?{query}")
 
     def json(self, path: str) -> Any:
-        reply = httpx.get(f"{self.http}{path}", timeout=10)
+        reply = LOOPBACK.get(f"{self.http}{path}")
         assert reply.status_code == 200, (path, reply.status_code, reply.text)
         return reply.json()
 
@@ -100,20 +101,22 @@ class KhServer:
 
 
 @contextmanager
-def kh_server(settings: Settings, *, ping_interval: float | None = None) -> Iterator[KhServer]:
+def kh_server(
+    settings: Settings, *, ping_interval: float | None = None, access_log: bool = False
+) -> Iterator[KhServer]:
     """A real uvicorn server (the same WebSocket implementation as ``cardtable serve``)."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     settings.port = port
-    config = uvicorn.Config(
+    config = uvicorn_config(
         create_app(settings),
+        settings,
         log_level="warning",
-        ws="websockets-sansio",
-        ws_max_size=settings.max_frame_bytes * 4,
         ws_ping_interval=ping_interval,
         ws_ping_timeout=ping_interval,
+        access_log=access_log,
         lifespan="on",
     )
     server = uvicorn.Server(config)
@@ -165,8 +168,9 @@ class KhClient:
                     self._pending.append(event)
             status = re.match(rb"HTTP/1\.1 (\d{3})", self.raw)
             if response is None and status and (self.closed or self.proto.handshake_exc):
-                # uvicorn repeats Content-Length on refusals; websockets' parser gives up on
-                # that, so the status line is read here
+                # a server that repeats Content-Length on refusals (uvicorn's WebSocket layer
+                # without cardtable's protocol class) makes websockets' parser give up, so the
+                # status line is read here
                 self.sock.close()
                 raise Rejected(int(status.group(1)))
         if response.status_code != 101:

@@ -12,10 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from cardtable.core import Record, verify
+from loopback import LOOPBACK
 
 from .khclient import (
     KhClient,
@@ -78,9 +78,9 @@ def test_s1_2_register_without_body_201_then_409(server: KhServer) -> None:
     assert server.register("my_server_bot_1") == 409
     assert server.register("house-expert-1") == 409
     url = f"{server.http}/kuh-handel/register"
-    assert httpx.post(url, params={"player_id": "x1"}).status_code == 400
-    assert httpx.post(url, params={"token": "x1"}).status_code == 400
-    assert httpx.get(url, params={"player_id": "x1", "token": "t"}).status_code == 405
+    assert LOOPBACK.post(url, params={"player_id": "x1"}).status_code == 400
+    assert LOOPBACK.post(url, params={"token": "x1"}).status_code == 400
+    assert LOOPBACK.get(url, params={"player_id": "x1", "token": "t"}).status_code == 405
 
 
 def test_s1_2_handshake_refusals_come_before_the_upgrade(server: KhServer) -> None:
@@ -403,13 +403,13 @@ def test_s1_5_pvp_results_are_stored_rated_and_replayable(server: KhServer) -> N
         ends = list(pool.map(one, names))
     ranking = ends[0]["ranking"]
     assert all(e["ranking"] == ranking for e in ends), "one table, one ranking"
-    text = httpx.get(f"{server.http}/kuh-handel/get_results").text
+    text = LOOPBACK.get(f"{server.http}/kuh-handel/get_results").text
     results = json.loads(text)
     assert list(results) == sorted(results) and ": " not in text and ", " not in text
     order = [p for p, _ in ranking]
     for name in names:
         assert results[name][-1] == order.index(name)
-    rate = httpx.get(f"{server.http}/kuh-handel/games_per_second")
+    rate = LOOPBACK.get(f"{server.http}/kuh-handel/games_per_second")
     assert rate.headers["content-type"].startswith("text/html")
     assert float(rate.text) > 0
     games = server.json("/api/games?player=pvp0")["games"]
@@ -420,3 +420,42 @@ def test_s1_5_pvp_results_are_stored_rated_and_replayable(server: KhServer) -> N
     board = server.json("/api/leaderboard?game=kuhhandel&rules=competition")
     listed = {e["name"] for e in board["entries"]}
     assert set(names) <= listed
+
+
+def test_kh_house_seats_rotate_turns_the_seats_on_one_deal(tmp_path: Path) -> None:
+    """``kh_house_seats = "rotate"``: over the n games of a cycle the client sits in every seat
+    (seat 0 starts under competition rules), with the same house bots and the same deal."""
+    settings = kh_settings(
+        tmp_path,
+        kh_house_seats="rotate",
+        kh_min_seats=3,
+        kh_max_seats=3,
+        kh_random_fill=False,
+        kh_house_bots="random",
+    )
+    with kh_server(settings) as server:
+        name = _registered(server, "rotor")
+        seats: list[int] = []
+        houses: list[list[str]] = []
+        for _ in range(3):
+            client = _connect_retry(server, "server_bot_game", name)
+            play(client, Script(name))
+            order = client.messages[0]["payload"]["update"]["Start"]["players_in_turn_order"]
+            seats.append(order.index(name))
+            houses.append(sorted(p for p in order if p != name))
+        assert seats == [0, 1, 2]
+        assert houses[0] == houses[1] == houses[2]
+        listed = LOOPBACK.get(f"{server.http}/api/games?limit=10").json()["games"]
+        assert len(listed) == 3
+        records = [LOOPBACK.get(f"{server.http}/api/games/{g['id']}/record").json() for g in listed]
+        assert len({r["seed"] for r in records}) == 1  # one deal, three seatings
+
+
+def test_an_unknown_kh_house_seats_value_is_refused(tmp_path: Path) -> None:
+    """The server does not start with a value it does not know (the error names the setting)."""
+    from cardtable.server.compat.lobby import KuhHandel
+    from cardtable.server.store.db import Store
+
+    settings = kh_settings(tmp_path, kh_house_seats="sideways")
+    with ThreadPoolExecutor(1) as pool, pytest.raises(ValueError, match="kh_house_seats"):
+        KuhHandel(settings, Store(settings.db), db_executor=pool)

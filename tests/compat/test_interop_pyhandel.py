@@ -24,10 +24,21 @@ from pathlib import Path
 import httpx
 import pytest
 
-pytestmark = pytest.mark.timeout(300)
+from loopback import LOOPBACK
+
+#: the pyhandel tests share one worker (pytest-xdist): the first sets up its venv, once
+pytestmark = [pytest.mark.timeout(300), pytest.mark.xdist_group("pyhandel")]
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT.parent / "shared" / "interop" / "pyhandel-bots"
+#: beside the repository (a git worktree of it may sit one folder deeper: the first one found)
+SCRIPT = next(
+    (
+        p / "shared" / "interop" / "pyhandel-bots"
+        for p in ROOT.parents
+        if (p / "shared" / "interop" / "pyhandel-bots").is_file()
+    ),
+    ROOT.parent / "shared" / "interop" / "pyhandel-bots",
+)
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
 
 
@@ -87,7 +98,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         end = time.monotonic() + 30
         while True:
             try:
-                if httpx.get(f"http://{address}/api/health", timeout=2).status_code == 200:
+                if LOOPBACK.get(f"http://{address}/api/health", timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
@@ -141,7 +152,7 @@ def test_s7_pyhandel_bots_finish_every_game_with_a_ranking(
     assert summary["finished"] == summary["expected"] == 12
     assert summary["errors"] == [] and summary["timed_out"] == []
     address = served.removeprefix("://")
-    results = json.loads(httpx.get(f"http://{address}/kuh-handel/get_results").text)
+    results = json.loads(LOOPBACK.get(f"http://{address}/kuh-handel/get_results").text)
     if lobby == "pvp_games":
         for i, kind in enumerate(["simple", "simple", "random", "simple"]):
             assert len(results[f"itpvp{i}_{kind}"]) == 3

@@ -58,3 +58,66 @@ def test_imports_only_the_standard_library(path: Path) -> None:
 def test_the_check_sees_a_third_party_import() -> None:
     tree = ast.parse("import numpy\nif TYPE_CHECKING:\n    import mypy_extensions\n")
     assert [name for _, name in _runtime_imports(tree)] == ["numpy"]
+
+
+CORE = sorted((SRC / "core").rglob("*.py"))
+
+
+def _all_imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """Every import, also those under ``if TYPE_CHECKING:`` (the layers hold for the type checker
+    and the compiler too)."""
+    names: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append((node.lineno, node.module))
+            names += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
+    return names
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: str(p.relative_to(SRC)))
+def test_core_imports_no_game(path: Path) -> None:
+    """Layers: the core (contract, match loop, records, registry, builds) knows no game; it finds
+    games through the registry (``GameSpec``), by the name of the game's package."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    games = [
+        f"line {line}: {name}"
+        for line, name in _all_imports(tree)
+        if name == "cardtable.games" or name.startswith("cardtable.games.")
+    ]
+    assert not games, f"core/{path.name} imports a game: {games}"
+
+
+def test_the_layer_check_sees_a_game_import() -> None:
+    tree = ast.parse(
+        "from cardtable import games\nif TYPE_CHECKING:\n"
+        "    from cardtable.games.kuhhandel import state\n"
+    )
+    found = [name for _, name in _all_imports(tree)]
+    assert "cardtable.games" in found and "cardtable.games.kuhhandel" in found
+
+
+GAMES = sorted((SRC / "games").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", GAMES, ids=lambda p: str(p.relative_to(SRC)))
+def test_engines_import_nothing_above_them(path: Path) -> None:
+    """Layers: an engine and its bots import only the core and the games, never a layer built on
+    them (the RL adapters, the server, the arena...): bots that live there, such as ``learned``
+    in ``cardtable.rl``, reach the game's bots through the registry (``OUTSIDE_BOTS``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    above = [
+        f"line {line}: {name}"
+        for line, name in _all_imports(tree)
+        if name.split(".")[0] == "cardtable"
+        and name != "cardtable"
+        and name.split(".")[1] not in ("core", "games")
+    ]
+    assert not above, f"games/{path.name} imports a layer above the engines: {above}"
+
+
+def test_the_engine_layer_check_sees_an_rl_import() -> None:
+    tree = ast.parse("def f():\n    from cardtable.rl.learned import LearnedBot\n")
+    found = [name for _, name in _all_imports(tree)]
+    assert "cardtable.rl.learned" in found

@@ -51,9 +51,8 @@ def test_bench_without_env_is_unchanged(capsys: pytest.CaptureFixture[str]) -> N
 def test_the_measuring_policy_draws_a_uniform_pick_from_the_mask(
     game: str, rules: str, seats: int
 ) -> None:
-    """The bench's policy keeps each mask's allowed indices; it must still draw exactly what a
-    uniform pick from ``mask.nonzero()`` draws with the same random numbers, so the games
-    measured are those of a plain uniform masked policy (same steps, same decisions)."""
+    """The bench's policy is a uniform pick from ``mask.nonzero()``: the same random numbers
+    play the same games (same steps, same decisions)."""
     games, seed = 3, 5
     env = CardtableEnv(game, rules, seats)
     rng = random.Random(seed)

@@ -13,7 +13,16 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from cardtable.server.config import Settings
-from server.wire import RunningServer, Wire, db_url, fast_settings, play_until_end, running_server
+from server.wire import (
+    RunningServer,
+    Wire,
+    closed_by_server,
+    db_url,
+    fast_settings,
+    once,
+    play_until_end,
+    running_server,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -32,29 +41,6 @@ def _faults(server: RunningServer, game_id: str) -> list[dict[str, Any]]:
     return detail["faults"]  # type: ignore[no-any-return]
 
 
-def _closed(wire: Wire, timeout: float = 5.0) -> Any:
-    """Read until the server closes the connection; returns the close frame."""
-    end = time.monotonic() + timeout
-    with pytest.raises(ConnectionClosed):
-        while time.monotonic() < end:
-            wire.recv(timeout=end - time.monotonic())
-    return wire.ws.close_code
-
-
-def _once(action: Any) -> Any:
-    """A misbehaviour for the first request only; later requests are answered properly."""
-    done: list[bool] = []
-
-    def misbehave(wire: Wire, request: dict[str, Any]) -> bool:
-        if done:
-            return False
-        done.append(True)
-        action(wire, request)
-        return True
-
-    return misbehave
-
-
 @pytest.fixture
 def bot(server: RunningServer) -> Iterator[Wire]:
     token = server.register("mallory")
@@ -67,7 +53,7 @@ def test_malformed_json_is_a_fault_answered_by_the_fallback(
     server: RunningServer, bot: Wire
 ) -> None:
     _practice(bot)
-    end = play_until_end(bot, "cunegonda", misbehave=_once(lambda w, r: w.send_raw("{nope")))
+    end = play_until_end(bot, "cunegonda", misbehave=once(lambda w, r: w.send_raw("{nope")))
     errors = [m for m in bot.received if m["type"] == "error"]
     assert errors[0]["code"] == "bad_json"
     rejected = [m for m in bot.received if m["type"] == "rejected"]
@@ -79,7 +65,7 @@ def test_malformed_json_is_a_fault_answered_by_the_fallback(
 
 def test_wrong_message_type_is_refused_and_counted(server: RunningServer, bot: Wire) -> None:
     _practice(bot)
-    end = play_until_end(bot, "cunegonda", misbehave=_once(lambda w, r: w.send({"type": "bid"})))
+    end = play_until_end(bot, "cunegonda", misbehave=once(lambda w, r: w.send({"type": "bid"})))
     error = next(m for m in bot.received if m["type"] == "error")
     assert error["code"] == "bad_message" and "unknown message type" in error["reason"]
     assert [f["code"] for f in _faults(server, end["game_id"])] == ["bad_message"]
@@ -172,15 +158,15 @@ def test_disconnect_mid_request_hands_the_seat_to_the_fallback(server: RunningSe
     assert detail["result"]["termination"] == "normal"
 
 
-def test_oversized_frame_is_refused_and_the_connection_closed(bot: Wire) -> None:
+def test_oversized_frame_is_refused_and_the_connectionclosed_by_server(bot: Wire) -> None:
     bot.send({"type": "leave", "padding": "x" * (70 * 1024)})
     error = bot.expect("error")
     assert error["code"] == "too_large" and "65536" in error["reason"]
-    close = _closed(bot)
+    close = closed_by_server(bot)
     assert close == 1009
 
 
-def test_flooding_is_refused_and_the_connection_closed(bot: Wire) -> None:
+def test_flooding_is_refused_and_the_connectionclosed_by_server(bot: Wire) -> None:
     # Past the burst (200 by default, refilled at 50/s) in small volleys, looking for the
     # server's answer between them. Frames still in flight when the server closes can make the
     # kernel reset the connection before the client read the error frame; the server's close
@@ -204,7 +190,7 @@ def test_flooding_is_refused_and_the_connection_closed(bot: Wire) -> None:
         assert (exc.rcvd.code, exc.rcvd.reason) == (1008, "flood")
         return
     assert error["code"] == "flood"
-    assert _closed(bot) == 1008
+    assert closed_by_server(bot) == 1008
 
 
 def test_bad_token_is_refused_and_never_logged(
@@ -216,7 +202,7 @@ def test_bad_token_is_refused_and_never_logged(
     with Wire(server.ws) as wire:
         reply = wire.hello_bot("alice", wrong)
         assert reply["type"] == "error" and reply["code"] == "bad_token"
-        assert _closed(wire) == 1008
+        assert closed_by_server(wire) == 1008
     with Wire(server.ws) as wire:
         reply = wire.hello_bot("nobody", token)
         assert reply["code"] == "bad_token"
@@ -234,7 +220,7 @@ def test_first_message_must_be_hello_and_protocol_must_match(server: RunningServ
     with Wire(server.ws) as wire:
         wire.send({"type": "hello", "protocol": 2, "guest": "Ada"})
         assert wire.expect("error")["code"] == "unsupported_protocol"
-        assert _closed(wire) == 1008
+        assert closed_by_server(wire) == 1008
 
 
 def test_repeated_faults_hand_the_game_to_the_fallback_and_then_suspend(

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from cardtable.core import Record, verify
+from loopback import LOOPBACK
 from server.wire import Wire, play_until_end
 
 pytestmark = pytest.mark.timeout(120)
@@ -44,7 +45,7 @@ def serve(db: str, **env: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
         end = time.monotonic() + 30
         while True:
             try:
-                if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
+                if LOOPBACK.get(f"{url}/api/health", timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
@@ -62,7 +63,7 @@ def serve(db: str, **env: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
 
 
 def _register(url: str, name: str) -> str:
-    reply = httpx.post(f"{url}/api/bots", json={"name": name}, timeout=10)
+    reply = LOOPBACK.post(f"{url}/api/bots", json={"name": name})
     assert reply.status_code == 201, reply.text
     return str(reply.json()["token"])
 
@@ -106,11 +107,11 @@ def test_bot_processes_play_ranked_games_through_a_real_port(tmp_path: Path) -> 
             outputs.append(out)
         for out in outputs:
             assert len(re.findall(r"place \d/4", out)) == 2, out
-        board = httpx.get(f"{url}/api/leaderboard?game=cunegonda&rules=short", timeout=10).json()
+        board = LOOPBACK.get(f"{url}/api/leaderboard?game=cunegonda&rules=short").json()
         rated = {e["name"]: e for e in board["entries"]}
         for i in range(3):
             assert rated[f"smoke{i}"]["games"] == 2
-        games = httpx.get(f"{url}/api/games?status=finished", timeout=10).json()["games"]
+        games = LOOPBACK.get(f"{url}/api/games?status=finished").json()["games"]
         assert len(games) >= 2 and all(g["rated"] for g in games)
 
 
@@ -125,7 +126,7 @@ def test_kill_9_mid_game_loses_no_finished_game_and_aborts_the_running_one(
             wire.hello_bot("survivor", token)
             wire.send({"type": "join", "lobby": "ranked", "game": "cunegonda", "rules": "short"})
             finished = play_until_end(wire, "cunegonda")
-        board_before = httpx.get(
+        board_before = LOOPBACK.get(
             f"{url}/api/leaderboard?game=cunegonda&rules=short", timeout=10
         ).json()
         with Wire(ws) as wire:
@@ -135,21 +136,21 @@ def test_kill_9_mid_game_loses_no_finished_game_and_aborts_the_running_one(
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=10)
     with serve(db) as (_proc, url):
-        finished_detail = httpx.get(f"{url}/api/games/{finished['game_id']}", timeout=10).json()
+        finished_detail = LOOPBACK.get(f"{url}/api/games/{finished['game_id']}").json()
         assert finished_detail["status"] == "finished"
         record = Record.from_json(finished_detail["record"])
         ok, why = verify(record)
         assert ok, why
-        assert [s["place"] for s in finished_detail["seats_detail"]] == list(
-            finished["result"]["places"]
-        )
-        aborted = httpx.get(f"{url}/api/games/{running['game_id']}", timeout=10).json()
+        assert [s["place"] for s in finished_detail["seats_detail"]] == [
+            p + 1 for p in finished["result"]["places"]
+        ]  # API places count from 1, the wire's result from 0
+        aborted = LOOPBACK.get(f"{url}/api/games/{running['game_id']}").json()
         assert aborted["status"] == "aborted"
         assert aborted["result"]["termination"] == "aborted"
         assert all(s["place"] is None for s in aborted["seats_detail"])
-        board_after = httpx.get(
+        board_after = LOOPBACK.get(
             f"{url}/api/leaderboard?game=cunegonda&rules=short", timeout=10
         ).json()
         assert board_after == board_before  # the aborted game changed no rating
-        health = httpx.get(f"{url}/api/health", timeout=10).json()
+        health = LOOPBACK.get(f"{url}/api/health").json()
         assert health["games"] == {"finished": 1, "aborted": 1}

@@ -93,7 +93,7 @@ def test_validator_reports_the_path() -> None:
 
 def test_schema_document_covers_every_message_and_code() -> None:
     doc = json.loads(json.dumps(schema_document()))  # it is plain JSON
-    assert set(doc["client"]) == {"hello", "join", "action", "resume", "leave"}
+    assert set(doc["client"]) == {"hello", "join", "action", "fault", "resume", "leave"}
     assert set(doc["server"]) == {
         "welcome",
         "waiting",
@@ -156,6 +156,7 @@ def test_every_error_code_the_server_sends_is_published() -> None:
     for path in sources:
         text = path.read_text()
         used |= set(re.findall(r'"code":\s*"([a-z_]+)"', text))
+        used |= set(re.findall(r'\bcode: str = "([a-z_]+)"', text))  # a default, as leave()'s
         used |= set(
             re.findall(
                 r'(?:fatal|_fault|JoinError|_record_fault)\(\s*(?:[\w.]+,\s*)*"([a-z_]+)"', text

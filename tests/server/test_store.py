@@ -4,18 +4,25 @@ transaction game end, ratings and their recomputation."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, text
 
 from cardtable.server.ratings import INITIAL, conservative, rate
-from cardtable.server.store.db import FaultRow, SeatOutcome, Store
+from cardtable.server.store.db import MIGRATIONS, FaultRow, SeatOutcome, Store
 
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-PG_SCHEMA = "cardtable_server_tests"
+#: One schema per test process: runs at once (several checkouts on one PostgreSQL) never
+#: drop each other's tables.
+PG_SCHEMA = f"cardtable_server_tests_{os.getpid()}"
+
+#: The newest migration (every start migrates to it).
+HEAD = ScriptDirectory(str(MIGRATIONS)).get_current_head()
 
 
 def _postgres_url() -> str:
@@ -38,6 +45,15 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     s.migrate()
     yield s
     s.close()
+    if request.param == "postgresql":
+        _drop_schema()
+
+
+def _drop_schema() -> None:
+    engine = create_engine(PG_URL)
+    with engine.begin() as conn:
+        conn.execute(text(f"DROP SCHEMA IF EXISTS {PG_SCHEMA} CASCADE"))
+    engine.dispose()
 
 
 def _play(store: Store, game_id: str, players: list[int], places: list[int]) -> list[str]:
@@ -66,7 +82,7 @@ def _play(store: Store, game_id: str, players: list[int], places: list[int]) -> 
 
 def test_migrations_are_idempotent_and_reach_head(store: Store) -> None:
     store.migrate()
-    assert store.revision() == "0001"
+    assert store.revision() == HEAD
 
 
 def test_bot_names_are_validated_unique_and_tokens_hashed(store: Store) -> None:
@@ -82,7 +98,7 @@ def test_bot_names_are_validated_unique_and_tokens_hashed(store: Store) -> None:
         assert getattr(invalid.value, "status", None) == 422
     with store.engine.connect() as conn:
         stored = conn.execute(text("SELECT token_hash FROM players")).scalar_one()
-    assert token not in stored and len(stored) == 64
+    assert token not in stored and stored.startswith("h1$") and len(stored) == 100
 
 
 def test_a_game_end_is_written_in_one_transaction(store: Store) -> None:
@@ -128,7 +144,7 @@ def test_a_game_end_is_written_in_one_transaction(store: Store) -> None:
     )
     detail = store.game_detail("g1")
     assert detail is not None and detail["status"] == "finished"
-    assert [s["place"] for s in detail["seats_detail"]] == [2, 1, 0]
+    assert [s["place"] for s in detail["seats_detail"]] == [3, 2, 1]  # 1 is first
     board = store.leaderboard("cunegonda", "short")
     assert [e["name"] for e in board] == ["bot2", "bot1", "bot0"]
     assert store.record("g1") == {"x": 1}
@@ -154,6 +170,53 @@ def test_ratings_follow_plackett_luce_and_recompute_rebuilds_them(store: Store) 
         conn.execute(text("UPDATE ratings SET mu = 0, games = 99"))
     assert store.recompute_ratings() == 12
     assert store.leaderboard("cunegonda", "short") == before
+
+
+def test_people_and_bots_share_ratings_and_recompute_rebuilds_them(store: Store) -> None:
+    """#21: people (accounts) are rated in the same table and order as bots; a guest seat an
+    account claimed later stays unrated; stored ratings == recompute."""
+    rng = random.Random(7)
+    bots = [store.create_bot(f"b{i}")[0].id for i in range(3)]
+    people = [store.create_person(f"Person {i}", "password!")[0].id for i in range(3)]
+    ids = bots + people
+    for g in range(10):
+        players = rng.sample(ids, 4)
+        places = [0, 1, 2, 3]
+        rng.shuffle(places)
+        _play(store, f"mixed{g}", players, places)
+    # a guest's game, claimed by Person 0 afterwards
+    store.start_game(
+        game_id="guest-game",
+        game="cunegonda",
+        rules_name="short",
+        rules={"name": "short"},
+        seed=1,
+        lobby="practice",
+        rated=True,
+        instance="main",
+        seats=[(None, "Gast", "guest", "guest:abc"), (bots[0], "b0", "bot", None)],
+    )
+    store.finish_game(
+        "guest-game",
+        record={},
+        result={"termination": "normal", "scores": [1, 0], "places": [0, 1]},
+        seats=[SeatOutcome(0, None, 0, False), SeatOutcome(1, bots[0], 0, False)],
+        fault_rows=[],
+        suspend_after=3,
+        suspend_window=5,
+        suspend_minutes=1,
+    )
+    assert store.claim_guest(people[0], "guest:abc") == 1
+    board = store.leaderboard("cunegonda", "short")
+    kinds = {e["kind"] for e in board}
+    assert kinds == {"bot", "person"} and [e["rank"] for e in board] == list(range(1, 7))
+    people_only = store.leaderboard("cunegonda", "short", kind="people")
+    assert {e["name"] for e in people_only} == {"Person 0", "Person 1", "Person 2"}
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE ratings SET mu = 0, games = 99"))
+    assert store.recompute_ratings() == 11
+    assert store.leaderboard("cunegonda", "short") == board
+    assert "guest-game" in [g["game_id"] for g in store.bot_detail("Person 0")["games"]]
 
 
 def test_unfinished_games_are_marked_aborted(store: Store) -> None:

@@ -17,14 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import uvicorn
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from cardtable.core import Request, game_spec, load_bot
 from cardtable.protocol import validate_server_message
 from cardtable.server.app import create_app
 from cardtable.server.config import Settings
+from cardtable.server.limits import uvicorn_config
+from loopback import LOOPBACK
 
 #: Every receive in these tests gives up after this long: no test can hang on the network.
 RECV_TIMEOUT = 10.0
@@ -40,6 +42,13 @@ def fast_settings(db: str, **overrides: Any) -> Settings:
         bot_quiet_ms=300,
         quiet_ms=300,
         suspend_minutes=5.0,
+        # whole games with a person run at once here; test_pace.py asks for a pace itself
+        pace="instant",
+        away_pace="instant",
+        # heuristic house bots: the expert (the default, test_api.py) thinks about 50 ms a
+        # decision in the plain build; these tests are about the server, the bots' own tests
+        # are about their strength
+        house_bots={"kuhhandel": "heuristic", "cunegonda": "heuristic"},
     )
     for key, value in overrides.items():
         setattr(settings, key, value)
@@ -61,12 +70,12 @@ class RunningServer:
         return f"ws://127.0.0.1:{self.port}/ws"
 
     def register(self, name: str) -> str:
-        reply = httpx.post(f"{self.http}/api/bots", json={"name": name}, timeout=10)
+        reply = LOOPBACK.post(f"{self.http}/api/bots", json={"name": name})
         assert reply.status_code == 201, reply.text
         return str(reply.json()["token"])
 
     def get(self, path: str) -> Any:
-        reply = httpx.get(f"{self.http}{path}", timeout=10)
+        reply = LOOPBACK.get(f"{self.http}{path}")
         assert reply.status_code == 200, (path, reply.status_code, reply.text)
         return reply.json()
 
@@ -91,13 +100,7 @@ def running_server(settings: Settings) -> Iterator[RunningServer]:
     port = sock.getsockname()[1]
     settings.port = port
     app = create_app(settings)
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        ws="websockets-sansio",
-        ws_max_size=settings.max_frame_bytes * 4,
-        lifespan="on",
-    )
+    config = uvicorn_config(app, settings, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -117,8 +120,14 @@ def running_server(settings: Settings) -> Iterator[RunningServer]:
 class Wire:
     """A raw protocol client: JSON frames in, schema-checked JSON frames out."""
 
-    def __init__(self, url: str) -> None:
-        self.ws: ClientConnection = connect(url, open_timeout=RECV_TIMEOUT, max_size=None)
+    def __init__(
+        self, url: str, headers: Mapping[str, str] | None = None, source: str | None = None
+    ) -> None:
+        # ``source``: the local address to connect from (127.0.0.N: another client address)
+        options: dict[str, Any] = {} if source is None else {"source_address": (source, 0)}
+        self.ws: ClientConnection = connect(
+            url, open_timeout=RECV_TIMEOUT, max_size=None, additional_headers=headers, **options
+        )
         self.received: list[dict[str, Any]] = []
 
     def __enter__(self) -> Wire:
@@ -236,3 +245,40 @@ def play_until_end(
 
 def db_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'server.db'}"
+
+
+def closed_by_server(wire: Wire, timeout: float = 5.0) -> Any:
+    """Read until the server closes the connection; returns the close code."""
+    end = time.monotonic() + timeout
+    try:
+        while time.monotonic() < end:
+            wire.recv(timeout=end - time.monotonic())
+    except ConnectionClosed:
+        return wire.ws.close_code
+    raise AssertionError(f"the server did not close the connection within {timeout} s")
+
+
+def once(action: Any) -> Any:
+    """A misbehaviour for the first request only; later requests are answered properly."""
+    done: list[bool] = []
+
+    def misbehave(wire: Wire, request: dict[str, Any]) -> bool:
+        if done:
+            return False
+        done.append(True)
+        action(wire, request)
+        return True
+
+    return misbehave
+
+
+def organise(http: str, admin: str, **spec: Any) -> dict[str, Any]:
+    """An organiser creates a tournament (``POST /api/tournaments`` with its token): its JSON."""
+    r = LOOPBACK.post(
+        f"{http}/api/tournaments",
+        json=spec,
+        headers={"Authorization": f"Bearer {admin}"},
+        timeout=10,
+    )
+    assert r.status_code == 201, r.text
+    return dict(r.json())

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import uvicorn
 
 from cardtable.server.app import create_app
 from cardtable.server.config import Settings
+from loopback import LOOPBACK
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: Screenshots go to docs/screenshots only when asked (CARDTABLE_WEB_SHOTS=1), so a test run
@@ -57,6 +57,11 @@ def run_server(db_dir: Path, **overrides: Any) -> Iterator[WebServer]:
         "fill_wait_ms": 200,
         "bot_quiet_ms": 200,
         "quiet_ms": 2000,
+        # whole games through the page run at once (the lobby asks for the normal pace):
+        # pacing is tested on the protocol (tests/server/test_pace.py)
+        "pace": "instant",
+        "away_pace": "instant",
+        "pace_scale": 0.0,
         "log_level": "warning",
     }
     values.update(overrides)
@@ -92,6 +97,8 @@ class Tab:
     sent: list[str] = field(default_factory=list)
     public_views: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: what happened to the page's WebSockets ("open <url>", "closed <url>", errors)
+    sockets: list[str] = field(default_factory=list)
     _parsed: dict[bool, list[dict[str, Any]]] = field(default_factory=dict)
     _read: dict[bool, int] = field(default_factory=dict)
 
@@ -151,11 +158,16 @@ def walk_key(value: Any, key: str) -> Iterator[Any]:
             yield from walk_key(v, key)
 
 
+#: the tabs the running test opened (conftest.py reports what they saw when the test fails)
+OPEN_TABS: list[Tab] = []
+
+
 def open_tab(browser: Any, *, width: int = 1280, height: int = 900) -> Tab:
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.set_default_timeout(15000)
     tab = Tab(page)
+    OPEN_TABS.append(tab)
     page.on("pageerror", lambda exc: tab.errors.append(str(exc)))
 
     def console(msg: Any) -> None:
@@ -172,8 +184,24 @@ def open_tab(browser: Any, *, width: int = 1280, height: int = 900) -> Tab:
     page.on("response", response)
 
     def watch(ws: Any) -> None:
+        tab.sockets.append(f"open {ws.url}")
         ws.on("framereceived", lambda payload: tab.frames.append(str(payload)))
         ws.on("framesent", lambda payload: tab.sent.append(str(payload)))
+        ws.on("close", lambda _ws: tab.sockets.append(f"closed {ws.url}"))
+        ws.on("socketerror", lambda error: tab.sockets.append(f"error {error}"))
+
+    # every toast the page showed (each replaces the last on screen), for failure messages
+    # and every close of a WebSocket with its code and reason (Playwright does not give them)
+    page.add_init_script(
+        "window.__toasts = []; window.__closes = [];"
+        "new MutationObserver(() => { const t = document.getElementById('toast');"
+        " if (t && t.textContent) window.__toasts.push(t.textContent); })"
+        ".observe(document, {subtree: true, childList: true, characterData: true});"
+        "const Native = window.WebSocket;"
+        "window.WebSocket = class extends Native { constructor(...a) { super(...a);"
+        " this.addEventListener('close', (e) => window.__closes.push("
+        "`${e.code} ${e.reason} at ${Math.round(performance.now())} ms`)); } };"
+    )
 
     page.on("websocket", watch)
     return tab
@@ -181,8 +209,26 @@ def open_tab(browser: Any, *, width: int = 1280, height: int = 900) -> Tab:
 
 def shot(tab: Tab, name: str) -> None:
     """Keep a screenshot of the main screens for docs/web.md."""
+    if SCREENSHOTS == DOC_SHOTS:
+        tab.page.wait_for_timeout(900)  # notes in flight land first (docs only: no cost in CI)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     tab.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+
+
+def shot_pair(tab: Tab, name: str) -> None:
+    """The same screen at desktop size (1280x800, ``name.png``) and phone size (390x844, the
+    whole page, ``name-phone.png``); the tab gets its own size back."""
+    page = tab.page
+    size = page.viewport_size
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(150)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(150)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}-phone.png"), full_page=True)
+    page.set_viewport_size(size)
 
 
 # ---------------------------------------------------------------- playing through the page
@@ -194,6 +240,9 @@ def sign_in(tab: Tab, server: WebServer, name: str) -> None:
     page.get_by_label("Display name").fill(name)
     page.get_by_role("button", name="Play as a guest").click()
     page.get_by_text(f"Playing as {name}").wait_for()
+    # the lobby is ready once its forms are drawn (after /api/lobbies and the schema arrive: on
+    # a loaded machine that can take longer than one action's timeout)
+    page.locator("form[aria-labelledby=priv-h]").wait_for(timeout=45000)
 
 
 def choose(page: Any, form: str, label: str, value: str) -> None:
@@ -203,6 +252,25 @@ def choose(page: Any, form: str, label: str, value: str) -> None:
 def game_id_of(tab: Tab) -> str:
     tab.page.wait_for_url("**/table/*")
     return tab.page.url.rsplit("/", 1)[1]
+
+
+def start_game(tab: Tab, server: WebServer, name: str, game: str, **fields: str) -> str:
+    """Sign in as the guest ``name`` and start a quick game against house bots from the lobby
+    (``fields``: rules, seats, rounds, bots); returns the game id."""
+    sign_in(tab, server, name)
+    page = tab.page
+    form = "form[aria-labelledby=quick-h]"
+    choose(page, form, "Game", game)
+    if "rules" in fields:
+        choose(page, form, "Rule set", fields["rules"])
+    seats = page.locator(form).get_by_label("Seats", exact=True)
+    if "seats" in fields and seats.is_enabled():
+        seats.fill(fields["seats"])
+    if "rounds" in fields:
+        page.locator(form).get_by_label("Rounds in the match").fill(fields["rounds"])
+    choose(page, form, "House bot strength", fields.get("bots", "heuristic"))
+    page.locator(form).get_by_role("button", name="Play now").click()
+    return game_id_of(tab)
 
 
 def _click(locator: Any) -> bool:
@@ -226,13 +294,17 @@ def kuhhandel_step(page: Any, kind: str, panel: Any, counts: dict[str, int]) -> 
         quick = panel.locator('button[data-action*="\\"bid\\""]')
         if quick.count() and counts[kind] % 3 == 0:
             return _click(quick.first)
+        out = panel.locator("button[data-out]")
+        if out.count() and counts[kind] % 3 == 1:
+            counts["out"] = counts.get("out", 0) + 1
+            return _click(out)
         return _click(panel.get_by_role("button", name="Pass", exact=True))
     if kind in ("offer", "respond"):
         if kind == "respond" and counts[kind] % 2 == 0:
             return _click(panel.locator("button.primary").first)
-        toggles = panel.locator("button.note.toggle")
-        if toggles.count():
-            _click(toggles.last)
+        more = panel.locator("button[data-note-add]:not([disabled])")
+        if more.count():
+            _click(more.last)
         return _click(panel.locator("button[data-picker-send]"))
     if kind == "claim":
         return _click(panel.get_by_role("button", name="Don't claim"))
@@ -249,6 +321,7 @@ def play_until_over(
     shots: dict[str, str] | None = None,
     decisions: int | None = None,
     stop_at: str | None = None,
+    pairs: bool = False,
 ) -> dict[str, int]:
     """Answer every decision panel until the result shows (or ``decisions`` were made, or a
     panel of kind ``stop_at`` is open); returns the decision counts."""
@@ -270,10 +343,39 @@ def play_until_over(
         if kind == stop_at:
             return counts
         if kind in shots:
-            page.wait_for_timeout(300)
-            shot(tab, shots.pop(kind))
+            page.wait_for_timeout(900)  # notes in flight (up to 5 × 90 ms apart, 450 ms) land
+            shot_pair(tab, shots.pop(kind)) if pairs else shot(tab, shots.pop(kind))
         step(page, kind, panel, counts)
-    raise AssertionError(f"the game did not end within {limit_s} s; decisions so far {counts}")
+    saw = what_the_page_saw(tab)
+    raise AssertionError(f"the game did not end within {limit_s} s; decisions {counts}\n{saw}")
+
+
+def decisions_sent(tab: Tab) -> dict[str, int]:
+    """The page's answers, counted by the kind of request each answered: what the server got,
+    where ``play_until_over``'s counts are the steps tried (a click on a loaded machine may
+    miss a panel that was being replaced, and the step is tried again)."""
+    kinds = {
+        m["request_id"]: m["request"]["kind"] for m in tab.messages() if m.get("type") == "request"
+    }
+    counts: dict[str, int] = {}
+    for m in tab.messages(sent=True):
+        if m.get("type") == "action":
+            kind = kinds[m["request_id"]]
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def what_the_page_saw(tab: Tab) -> str:
+    """For a failure message: the page's toasts, its sockets, the last frames both ways."""
+    try:
+        toasts, closes = tab.page.evaluate("[window.__toasts || [], window.__closes || []]")
+    except Exception as exc:
+        toasts, closes = [f"(unreadable: {exc})"], []
+    received = [m.get("type") for m in tab.messages()[-12:]]
+    return (
+        f"toasts: {toasts[-8:]}\nsockets: {tab.sockets}, closed with: {closes}\n"
+        f"last sent: {tab.sent[-3:]}\nlast received types: {received}"
+    )
 
 
 def assert_only_offered_choices(tab: Tab) -> None:
@@ -289,7 +391,7 @@ def assert_only_offered_choices(tab: Tab) -> None:
 
 
 def seat_faults(server: WebServer, game_id: str, name: str) -> dict[str, Any]:
-    detail = httpx.get(f"{server.url}/api/games/{game_id}", timeout=10).json()
+    detail = LOOPBACK.get(f"{server.url}/api/games/{game_id}").json()
     assert detail["status"] == "finished", detail["status"]
     (seat,) = [s for s in detail["seats_detail"] if s["name"] == name]
     return {"detail": detail, "seat": seat}
@@ -298,9 +400,17 @@ def seat_faults(server: WebServer, game_id: str, name: str) -> dict[str, Any]:
 def cunegonda_step(page: Any, kind: str, panel: Any, counts: dict[str, int]) -> bool:
     counts[kind] = counts.get(kind, 0) + 1
     if kind == "pass":
+        # choose until 3 are chosen (a click on a chosen card would un-choose it)
         cards = panel.locator("button.card-button")
-        for i in range(3):
-            _click(cards.nth(i))
+        try:
+            for i in range(cards.count()):
+                if panel.locator('button.card-button[aria-pressed="true"]').count() >= 3:
+                    break
+                if cards.nth(i).get_attribute("aria-pressed", timeout=1500) != "true":
+                    _click(cards.nth(i))
+        except Exception:
+            return False  # the panel went away meanwhile
+
         return _click(panel.locator("button[data-pass-send]"))
     if kind == "play":
         playable = panel.locator("button.card-button:not([disabled])")
@@ -356,10 +466,10 @@ def click_offered(panel: Any, wanted: dict[str, Any]) -> bool:
 
 
 def pick_notes(panel: Any, notes: list[int]) -> bool:
-    """Choose ``notes`` in the panel's note picker and send them."""
+    """Choose ``notes`` in the panel's note picker (one "+" per note) and send them."""
     for value in notes:
-        chips = panel.locator(f'button.note.toggle[aria-label="note {value}"][aria-pressed=false]')
-        if not _click(chips.first):
+        more = panel.locator(f'button[data-note-add="{value}"]:not([disabled])')
+        if not _click(more.first):
             return False
     return _click(panel.locator("button[data-picker-send]"))
 
@@ -367,10 +477,10 @@ def pick_notes(panel: Any, notes: list[int]) -> bool:
 def own_notes(page: Any) -> list[int]:
     """The notes the page shows as the seat's own (``.kh-mine``)."""
     try:
-        texts = page.locator(".kh-mine .note").all_inner_texts()
+        text = page.locator(".kh-mine").get_attribute("data-notes", timeout=1000)
     except Exception:
         return []
-    return sorted(int(t) for t in texts)
+    return sorted(int(t) for t in (text or "").split(",") if t)
 
 
 def sign_in_new(browser: Any, server: WebServer, name: str, **size: int) -> Person:
@@ -400,3 +510,24 @@ def drive(
         if not acted:
             time.sleep(idle_s)
     raise AssertionError(f"not over within {limit_s} s")
+
+
+def in_thread(job: Any, timeout: float = 150) -> Any:
+    """Run ``job()`` in a thread of its own and return its value (Playwright's sync API holds
+    the test thread's event loop, so our asyncio client cannot run there)."""
+    out: list[Any] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            out.append(job())
+        except BaseException as exc:  # raised in the caller below
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout=timeout)
+    if errors:
+        raise errors[0]
+    assert out, f"the job did not finish in {timeout} s"
+    return out[0]

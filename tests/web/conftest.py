@@ -18,7 +18,36 @@ HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:
     sys.path.insert(0, HERE)  # browser_helpers (pytest's importlib mode adds no test folders)
 
-from browser_helpers import CHROMIUM, Tab, WebServer, open_tab, run_server  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    CHROMIUM,
+    OPEN_TABS,
+    Tab,
+    WebServer,
+    open_tab,
+    run_server,
+    what_the_page_saw,
+)
+
+
+@pytest.fixture(autouse=True)
+def _tabs_of_this_test() -> Iterator[None]:
+    OPEN_TABS.clear()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed browser test reports, for each tab it opened, what the page saw (toasts, its
+    sockets and how they closed, the last frames): a flake on a loaded CI machine then says
+    more than a timeout."""
+    outcome: Any = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        for i, tab in enumerate(OPEN_TABS):
+            try:
+                report.sections.append((f"tab {i}: what the page saw", what_the_page_saw(tab)))
+            except Exception as exc:  # a report must never fail the run
+                report.sections.append((f"tab {i}", f"(could not read: {exc})"))
 
 
 @pytest.fixture(scope="session")
@@ -28,8 +57,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
         yield web
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    """Chromium for the tests of this folder, closed when a run leaves it: Playwright's sync API
+    keeps its event loop running in the main thread while it is started, and other tests (the
+    client's) call asyncio.run, which refuses to run inside it. With pytest-xdist a worker may
+    run other tests after these; `tests/web` is a package (``__init__.py``) for this scope."""
     playwright_api = pytest.importorskip(
         "playwright.sync_api", reason="the web extra (playwright) is not installed"
     )

@@ -49,10 +49,11 @@ def _games() -> list[tuple[str, tuple[str, ...], list[Any]]]:
             agents = [load_bot("kuhhandel", bots[s + seed], seed=s) for s in range(seats)]
             run_match(game, agents)
             out.append(("kuhhandel", NAMES[:seats], list(game.events())))
-    rules = cunegonda.CunegondaRules(rounds=2)
-    game = cunegonda.new_game(rules, 4, 0)
-    run_match(game, [load_bot("cunegonda", "heuristic", seed=s) for s in range(4)])
-    out.append(("cunegonda", NAMES[:4], list(game.events())))
+    for rounds in (2, 1):  # "after 2 rounds", "after 1 round"
+        rules = cunegonda.CunegondaRules(rounds=rounds)
+        game = cunegonda.new_game(rules, 4, 0)
+        run_match(game, [load_bot("cunegonda", "heuristic", seed=s) for s in range(4)])
+        out.append(("cunegonda", NAMES[:4], list(game.events())))
     return out
 
 

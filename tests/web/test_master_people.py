@@ -24,7 +24,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 import pytest
 from browser_helpers import (
     Person,
@@ -44,6 +43,9 @@ from browser_helpers import (
     sign_in_new,
     walk_key,
 )
+
+from cardtable.games.kuhhandel.describe import note_values
+from loopback import LOOPBACK
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -207,7 +209,8 @@ def check_tie(plan: Plan, person: Person, panel: Any, info: dict[str, Any]) -> N
     shot(person.tab, "tie")
     offer = plan.tie_offer
     assert offer is not None
-    line = f"(offers: [{', '.join(map(str, offer))}] against [{', '.join(map(str, offer))}])"
+    said = note_values(offer)  # "2 × 10 + 50 = 70": counted as a person counts, not a list
+    line = f"(offers: {said} against {said})"
     opponent = plan.other(info["opponent"])
     third = next(p for p in plan.people if p not in (person, opponent))
     for trader in (person, opponent):
@@ -337,7 +340,7 @@ def test_three_people_play_master_through_tie_rats_and_countdowns(
         assert not spectator.errors, spectator.errors
 
         # -- the replay of the Master game: the countdown and the rat, every wallet shown
-        replay = httpx.get(f"{server.url}/api/games/{game_id}/replay", timeout=30).json()
+        replay = LOOPBACK.get(f"{server.url}/api/games/{game_id}/replay", timeout=30).json()
         frames = replay["frames"]
         countdown_at = next(
             i for i, f in enumerate(frames) if any(e["kind"] == "countdown" for e in f["events"])
@@ -348,22 +351,23 @@ def test_three_people_play_master_through_tie_rats_and_countdowns(
         viewer = spectator.page
         viewer.get_by_role("link", name="Watch the replay").first.click()
         step_text = viewer.locator(".step")
-        viewer.get_by_text("Step 0 of").wait_for()
+        viewer.get_by_text("Move 0 of").wait_for()
         scrub = "el => { el.value = %d; el.dispatchEvent(new Event('input')); }"
         viewer.eval_on_selector("#scrub", scrub % countdown_at)
-        assert step_text.inner_text().startswith(f"Step {countdown_at} of")
+        assert step_text.inner_text().startswith(f"Move {countdown_at} of")
         assert "counts down from 3" in step_text.inner_text()
         assert "Pedigree countdown for the" in viewer.locator(".countdown-box").inner_text()
-        assert viewer.locator(".seat .notes").count() == 3  # every seat's notes, revealed
+        # every seat's notes, revealed
+        assert viewer.locator(".seat .seat-notes .notes").count() == 3
         viewer.eval_on_selector("#scrub", scrub % rat_at)
         assert "takes the rat" in step_text.inner_text()
-        assert viewer.locator(".seat .animal.rat").count() >= 1
+        assert viewer.locator(".seat .kcard.rat").count() >= 1
         shot(spectator, "replay-master")
         # the rat's notes are revealed to the replay's log (the game is over)
         assert viewer.locator(".log li.private", has_text="the notes:").count() >= 1
         viewer.get_by_role("button", name="Last step").click()
-        assert "Final result" in viewer.locator(".result").inner_text()
-        assert viewer.locator(".seat .animal.pedigree").count() >= 1
+        assert "Final scores" in viewer.locator(".result").inner_text()
+        assert viewer.locator(".seat .kcard.pedigree").count() >= 1
         assert not spectator.errors, spectator.errors
     finally:
         for p in people:

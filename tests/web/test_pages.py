@@ -9,11 +9,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from browser_helpers import Tab, WebServer, choose, game_id_of, open_tab, shot, sign_in
 
 from cardtable.client import play
+from loopback import LOOPBACK
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -35,7 +35,7 @@ def test_register_then_leaderboard_shows_the_rating_history(tab: Tab, server: We
     assert "Not registered" in page.locator(".error").inner_text()
     assert page.locator("#bot-token").count() == 0  # the token is never shown again
 
-    reply = httpx.post(f"{server.url}/api/bots", json={"name": "web-bot-b"}, timeout=10)
+    reply = LOOPBACK.post(f"{server.url}/api/bots", json={"name": "web-bot-b"})
     token_b = reply.json()["token"]
     ws = server.url.replace("http", "ws") + "/ws"
     errors: list[BaseException] = []
@@ -89,7 +89,7 @@ def test_docs_pages_render_the_project_docs(tab: Tab, server: WebServer) -> None
     images = page.locator("article img.shot")
     assert images.count() == len(referenced)
     for src in [img.get_attribute("src") for img in images.all()]:
-        assert httpx.get(server.url + str(src), timeout=10).status_code == 200, src
+        assert LOOPBACK.get(server.url + str(src)).status_code == 200, src
     assert not tab.errors, tab.errors
 
 

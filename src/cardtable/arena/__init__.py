@@ -8,6 +8,7 @@ something the engine refuses, or hangs forfeits that decision to a fallback bot 
 counted against it. See ``docs/arena.md``.
 """
 
+from .ab import ABReport, ab_plans, run_ab
 from .guard import BotReplaced, DecisionTimeout, GuardedAgent, guard_agent
 from .journal import Journal, JournalError
 from .plan import Entry, TournamentPlan, deals_for, derive_seed, make_entries
@@ -26,6 +27,7 @@ from .stats import (
 from .tournament import check_plan, default_fallback, run_tournament
 
 __all__ = [
+    "ABReport",
     "ArenaError",
     "BotReplaced",
     "DecisionTimeout",
@@ -40,6 +42,7 @@ __all__ = [
     "Report",
     "Standing",
     "TournamentPlan",
+    "ab_plans",
     "check_plan",
     "deals_for",
     "default_fallback",
@@ -50,6 +53,7 @@ __all__ = [
     "openskill_ratings",
     "play_chunk",
     "play_game",
+    "run_ab",
     "run_tournament",
     "standings",
     "t95",

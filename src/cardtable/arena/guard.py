@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import os
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from cardtable.core import Agent, Event, GameInfo, Request, Result
+from cardtable.core.match import raised_reason
 
 
 class DecisionTimeout(Exception):
@@ -49,6 +52,28 @@ class _Abandon(BaseException):
 
 
 _NO_ANSWER = object()
+#: Decision times are counted in buckets of 0.1 ms (``int(seconds * BUCKETS_PER_S)``).
+BUCKETS_PER_S = 10_000
+
+_SCHEDSTAT = threading.local()
+
+
+def queue_wait() -> float | None:
+    """Seconds the calling thread has spent runnable but waiting for a core, so far (Linux's
+    ``/proc/thread-self/schedstat``); ``None`` where the kernel does not tell."""
+    fd = getattr(_SCHEDSTAT, "fd", None)
+    if fd is None:
+        try:
+            fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            fd = -1
+        _SCHEDSTAT.fd = fd
+    if fd < 0:
+        return None
+    try:
+        return int(os.pread(fd, 128, 0).split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 class _CallThread(threading.Thread):
@@ -87,7 +112,13 @@ class GuardedAgent:
     """An agent wrapper that enforces a per-call deadline (see the module docstring).
 
     ``decisions``, ``think_time`` and ``think_max`` count the bot's own ``act`` calls (seconds,
-    wall clock); ``abandoned`` tells whether the bot was replaced for the rest of the game.
+    wall clock); ``cpu_time`` and ``cpu_max`` the CPU time of the thread that ran them
+    (``time.thread_time``: what one core spent, whatever else the machine runs); ``wall_hist``
+    and ``cpu_hist`` count decisions per 0.1 ms bucket (for percentiles over many games);
+    ``queue_time`` and ``queue_max`` the time that thread waited for a core while it was ready to
+    run (:func:`queue_wait`; zero where the kernel does not tell) and ``own_max`` the longest
+    decision's wall time without that wait (what the bot itself spent, computing or sleeping);
+    ``abandoned`` tells whether the bot was replaced for the rest of the game.
     """
 
     def __init__(self, agent: Agent, timeout: float | None, name: str = "bot") -> None:
@@ -99,6 +130,14 @@ class GuardedAgent:
         self.decisions = 0
         self.think_time = 0.0
         self.think_max = 0.0
+        self.cpu_time = 0.0
+        self.cpu_max = 0.0
+        self.wall_hist: Counter[int] = Counter()
+        self.cpu_hist: Counter[int] = Counter()
+        self.queue_time = 0.0
+        self.queue_max = 0.0
+        self.own_max = 0.0
+        self._queued = 0.0  # the last decision's wait for a core
         self.abandoned = False
         self._thread: _CallThread | None = None
         self._ids = itertools.count()
@@ -109,14 +148,36 @@ class GuardedAgent:
     def act(self, observation: Any, request: Request) -> Any:
         if self.abandoned:
             raise BotReplaced("abandoned after a hang: the fallback plays this seat")
+        self._queued = 0.0
         started = time.perf_counter()
         try:
-            return self._call(self.agent.act, observation, request)
+            return self._call(self._timed_act, observation, request)
         finally:
             spent = time.perf_counter() - started
             self.decisions += 1
             self.think_time += spent
             self.think_max = max(self.think_max, spent)
+            self.wall_hist[int(spent * BUCKETS_PER_S)] += 1
+            self.queue_time += self._queued
+            self.queue_max = max(self.queue_max, self._queued)
+            self.own_max = max(self.own_max, spent - self._queued)
+
+    def _timed_act(self, observation: Any, request: Request) -> Any:
+        """The bot's ``act`` on the thread that runs it, with that thread's CPU time and its
+        wait for a core counted."""
+        waited = queue_wait()
+        started = time.thread_time()
+        try:
+            return self.agent.act(observation, request)
+        finally:
+            spent = time.thread_time() - started
+            self.cpu_time += spent
+            self.cpu_max = max(self.cpu_max, spent)
+            self.cpu_hist[int(spent * BUCKETS_PER_S)] += 1
+            if waited is not None:
+                now = queue_wait()
+                if now is not None:
+                    self._queued = max(0.0, now - waited)
 
     def start(self, seat: int, info: GameInfo) -> None:
         hook = getattr(self.agent, "start", None)
@@ -142,7 +203,7 @@ class GuardedAgent:
         try:
             self._call(fn, *args)
         except Exception as exc:
-            self.hook_faults.append((hook_name, type(exc).__name__, describe(exc)))
+            self.hook_faults.append((hook_name, type(exc).__name__, raised_reason(exc)))
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         if self.timeout is None:
@@ -151,7 +212,7 @@ class GuardedAgent:
             except (KeyboardInterrupt, Exception):
                 raise
             except BaseException as exc:
-                raise BotCrashed(describe(exc)) from exc
+                raise BotCrashed(raised_reason(exc)) from exc
         thread = self._ready_thread()
         call_id = next(self._ids)
         thread.inbox.put((call_id, fn, args))
@@ -164,7 +225,7 @@ class GuardedAgent:
             return value
         if isinstance(value, Exception):
             raise value
-        raise BotCrashed(describe(value))
+        raise BotCrashed(raised_reason(value))
 
     def _ready_thread(self) -> _CallThread:
         """The worker thread, once any late call has finished (else the bot is abandoned)."""

@@ -58,7 +58,21 @@ def outcome_from_json(data: dict[str, Any]) -> GameOutcome:
         decisions=tuple(int(x) for x in data["decisions"]),
         think_time=tuple(float(x) for x in data["think_time"]),
         think_max=tuple(float(x) for x in data["think_max"]),
+        cpu_time=tuple(float(x) for x in data.get("cpu_time", ())),
+        cpu_max=tuple(float(x) for x in data.get("cpu_max", ())),
+        wall_hist=tuple(_hist(h) for h in data.get("wall_hist", ())),
+        cpu_hist=tuple(_hist(h) for h in data.get("cpu_hist", ())),
+        searches=tuple(int(x) for x in data.get("searches", ())),
+        capped=tuple(int(x) for x in data.get("capped", ())),
+        queue_time=tuple(float(x) for x in data.get("queue_time", ())),
+        queue_max=tuple(float(x) for x in data.get("queue_max", ())),
+        own_max=tuple(float(x) for x in data.get("own_max", ())),
     )
+
+
+def _hist(data: dict[str, Any]) -> dict[int, int]:
+    """A histogram from JSON (whose keys are strings)."""
+    return {int(k): int(v) for k, v in data.items()}
 
 
 class JournalError(ValueError):

@@ -19,7 +19,7 @@ from typing import Any
 from cardtable.core import Agent, GameInfo, MatchLog, game_spec, load_bot, run_match
 from cardtable.core.registry import GAME_MODULES
 
-from .guard import GuardedAgent, guard_agent
+from .guard import GuardedAgent, guard_agent, queue_wait
 from .plan import TournamentPlan
 
 #: Fault categories, by the exception class the match loop saw.
@@ -67,6 +67,21 @@ class GameOutcome:
     decisions: tuple[int, ...]
     think_time: tuple[float, ...]
     think_max: tuple[float, ...]
+    #: CPU time of the deciding thread per seat (seconds), and per-seat histograms of decision
+    #: times in 0.1 ms buckets (``{bucket: count}``); empty in journals written before them.
+    cpu_time: tuple[float, ...] = ()
+    cpu_max: tuple[float, ...] = ()
+    wall_hist: tuple[dict[int, int], ...] = ()
+    cpu_hist: tuple[dict[int, int], ...] = ()
+    #: Per seat, for bots that report them (``searches`` and ``capped_searches`` attributes, e.g.
+    #: ``expert``): the searches it ran and how many of them its time cap ended early.
+    searches: tuple[int, ...] = ()
+    capped: tuple[int, ...] = ()
+    #: Per seat: seconds the deciding thread waited for a core (total, longest decision's) and
+    #: the longest decision's wall time without that wait; empty where not measured.
+    queue_time: tuple[float, ...] = ()
+    queue_max: tuple[float, ...] = ()
+    own_max: tuple[float, ...] = ()
 
 
 def play_chunk(plan: TournamentPlan, games: Iterable[tuple[int, int]]) -> list[GameOutcome]:
@@ -127,6 +142,7 @@ def play_game(plan: TournamentPlan, deal: int, rotation: int) -> GameOutcome:
             for hook, err, why in agent.hook_faults
         )
 
+    queued = queue_wait() is not None  # the kernel tells how long threads wait for a core
     path = plan.record_path(deal, rotation)
     if path is not None:
         meta: dict[str, Any] = {
@@ -135,6 +151,7 @@ def play_game(plan: TournamentPlan, deal: int, rotation: int) -> GameOutcome:
                 "rotation": rotation,
                 "seed": plan.seed,
                 "bots": [plan.entries[e].ref for e in seating],
+                "bot_seeds": [plan.bot_seed(deal, e) for e in seating],
                 "faults": [[f.seat, f.category, f.request, f.reason] for f in faults],
             }
         }
@@ -152,7 +169,22 @@ def play_game(plan: TournamentPlan, deal: int, rotation: int) -> GameOutcome:
         decisions=tuple(a.decisions for a in guarded),
         think_time=tuple(a.think_time for a in guarded),
         think_max=tuple(a.think_max for a in guarded),
+        cpu_time=tuple(a.cpu_time for a in guarded),
+        cpu_max=tuple(a.cpu_max for a in guarded),
+        wall_hist=tuple(dict(a.wall_hist) for a in guarded),
+        cpu_hist=tuple(dict(a.cpu_hist) for a in guarded),
+        searches=tuple(_count(a.agent, "searches") for a in guarded),
+        capped=tuple(_count(a.agent, "capped_searches") for a in guarded),
+        queue_time=tuple(a.queue_time for a in guarded) if queued else (),
+        queue_max=tuple(a.queue_max for a in guarded) if queued else (),
+        own_max=tuple(a.own_max for a in guarded) if queued else (),
     )
+
+
+def _count(bot: object, name: str) -> int:
+    """A bot's own counter (0 when it has none or it is not a number)."""
+    value = getattr(bot, name, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")

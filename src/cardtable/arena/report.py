@@ -69,6 +69,23 @@ class Report:
                         "decisions": row.decisions,
                         "mean_ms": 1000 * row.think_time / row.decisions if row.decisions else None,
                         "max_ms": 1000 * row.think_max,
+                        "p99_ms": _p99_ms(row.wall_hist),
+                        "cpu_mean_ms": (
+                            1000 * row.cpu_time / row.decisions
+                            if row.decisions and row.cpu_hist
+                            else None
+                        ),
+                        "cpu_p99_ms": _p99_ms(row.cpu_hist),
+                        "cpu_max_ms": 1000 * row.cpu_max if row.cpu_hist else None,
+                        "queue_mean_ms": (
+                            1000 * row.queue_time / row.decisions
+                            if row.decisions and row.queued
+                            else None
+                        ),
+                        "queue_max_ms": 1000 * row.queue_max if row.queued else None,
+                        "wall_minus_queue_max_ms": 1000 * row.own_max if row.queued else None,
+                        "searches": row.searches,
+                        "capped_searches": row.capped,
                     }
                     for row in self.rows
                 ],
@@ -104,13 +121,30 @@ class Report:
     # -- people ----------------------------------------------------------------------------------
 
     def to_text(self) -> str:
+        lines = [self.title()]
+        table = self.table()
+        header = table[0]
+        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+        left = {1}
+        for r in table:
+            cells = [
+                c.ljust(w) if i in left else c.rjust(w)
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            ]
+            lines.append("  ".join(cells).rstrip())
+        return "\n".join([*lines, *self.notes()]) + "\n"
+
+    def title(self) -> str:
         plan = self.plan
         rules = plan.rules if isinstance(plan.rules, str) else "custom rules"
-        lines = [
+        return (
             f"{plan.game} {rules}, {plan.seats} seats: {plan.deals} deals x {plan.rotations} "
             f"rotations = {plan.games} games, seed {plan.seed} "
             f"(equal win share {1 / plan.seats:.1%})"
-        ]
+        )
+
+    def table(self) -> list[tuple[str, ...]]:
+        """The standings as text cells, the header first (column 1, the bot, reads left)."""
         header = (
             "#",
             "bot",
@@ -137,14 +171,11 @@ class Report:
                     "-" if row.rating is None else f"{row.rating:.1f}",
                 )
             )
-        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-        left = {1}
-        for r in table:
-            cells = [
-                c.ljust(w) if i in left else c.rjust(w)
-                for i, (c, w) in enumerate(zip(r, widths, strict=True))
-            ]
-            lines.append("  ".join(cells).rstrip())
+        return table
+
+    def notes(self) -> list[str]:
+        """The lines under the standings: terminations, rating, faults, timing."""
+        lines: list[str] = []
         other = {k: v for k, v in self.terminations.items() if k != "normal"}
         if other:
             lines.append(
@@ -169,19 +200,54 @@ class Report:
                 shown = [(key, n) for key, n in row.reasons.most_common() if key[0] != "replaced"]
                 for (category, request, reason), n in shown[:3]:
                     lines.append(f"    {n} x {category} on {request}: {reason}")
-        timing = ", ".join(
-            f"{row.entry.label} {1000 * row.think_time / row.decisions:.2f} ms"
-            f" (max {1000 * row.think_max:.0f})"
-            for row in self.rows
-            if row.decisions
-        )
         rate = self.played / self.elapsed if self.elapsed > 0 else 0.0
         where = f"{self.jobs} job(s), {self.backend} backend"
         resumed = f" ({self.resumed} games from the journal)" if self.resumed else ""
         lines.append(f"{self.elapsed:.1f} s, {rate:.1f} games/s on {where}{resumed}")
-        if timing:
-            lines.append(f"mean time per decision: {timing}")
-        return "\n".join(lines) + "\n"
+        timed = [row for row in self.rows if row.decisions]
+        if timed:
+            lines.append(
+                "time per decision, ms (wall: what the table waits; cpu: the deciding thread's "
+                "CPU time, one core):"
+            )
+            width = max(len(row.entry.label) for row in timed)
+            for row in timed:
+                mean = 1000 * row.think_time / row.decisions
+                text = (
+                    f"  {row.entry.label:<{width}}  wall mean {mean:.2f}"
+                    f" p99 {_fmt_ms(_p99_ms(row.wall_hist))} max {1000 * row.think_max:.1f}"
+                )
+                if row.cpu_hist:
+                    text += (
+                        f"  cpu mean {1000 * row.cpu_time / row.decisions:.2f}"
+                        f" p99 {_fmt_ms(_p99_ms(row.cpu_hist))} max {1000 * row.cpu_max:.1f}"
+                    )
+                lines.append(text + f"  ({row.decisions} decisions)")
+            queued = [row for row in timed if row.queued]
+            if queued:
+                lines.append(
+                    "waiting for a core (ready to run, the machine busy elsewhere; Linux "
+                    "schedstat), ms per decision, and the longest decision without that wait:"
+                )
+                for row in queued:
+                    lines.append(
+                        f"  {row.entry.label:<{width}}  wait mean "
+                        f"{1000 * row.queue_time / row.decisions:.2f} max "
+                        f"{1000 * row.queue_max:.1f}  wall minus wait max "
+                        f"{1000 * row.own_max:.1f}"
+                    )
+            capped = [row for row in timed if row.searches]
+            if capped:
+                lines.append(
+                    "time cap (searches the bot's own wall-time cap ended early; on a loaded "
+                    "machine the answer then depends on timing):"
+                )
+                for row in capped:
+                    lines.append(
+                        f"  {row.entry.label:<{width}}  {row.capped} of {row.searches} searches"
+                        f" ({100 * row.capped / row.searches:.2f}%)"
+                    )
+        return lines
 
 
 def _entry_json(row: Standing) -> dict[str, Any]:
@@ -217,6 +283,24 @@ def _fault_total(row: Standing) -> int:
 
 def _estimate_json(est: Estimate) -> dict[str, Any]:
     return {"mean": _num(est.mean), "low": est.low, "high": est.high, "n": est.n}
+
+
+def _p99_ms(hist: Counter[int]) -> float | None:
+    """The 99th percentile of a histogram of 0.1 ms buckets, in ms (the bucket's upper end)."""
+    total = sum(hist.values())
+    if not total:
+        return None
+    rank = math.ceil(0.99 * total)
+    seen = 0
+    for bucket in sorted(hist):
+        seen += hist[bucket]
+        if seen >= rank:
+            return (bucket + 1) / 10
+    return None  # pragma: no cover - the loop always reaches the rank
+
+
+def _fmt_ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
 
 
 def _num(value: float | None) -> float | None:

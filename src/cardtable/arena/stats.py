@@ -114,6 +114,19 @@ class Standing:
     decisions: int = 0
     think_time: float = 0.0
     think_max: float = 0.0
+    cpu_time: float = 0.0
+    cpu_max: float = 0.0
+    wall_hist: Counter[int] = field(default_factory=Counter)
+    cpu_hist: Counter[int] = field(default_factory=Counter)
+    #: Searches of a bot that reports them, and how many its time cap ended early.
+    searches: int = 0
+    capped: int = 0
+    #: Time the deciding thread waited for a core (total, longest), and the longest decision's
+    #: wall time without that wait; ``queued`` tells whether any game measured them.
+    queue_time: float = 0.0
+    queue_max: float = 0.0
+    own_max: float = 0.0
+    queued: bool = False
 
     @property
     def win_share(self) -> float:
@@ -139,6 +152,19 @@ def standings(entries: Sequence[Entry], outcomes: Sequence[GameOutcome]) -> list
             row.decisions += game.decisions[seat]
             row.think_time += game.think_time[seat]
             row.think_max = max(row.think_max, game.think_max[seat])
+            if game.cpu_time:
+                row.cpu_time += game.cpu_time[seat]
+                row.cpu_max = max(row.cpu_max, game.cpu_max[seat])
+                row.wall_hist.update(game.wall_hist[seat])
+                row.cpu_hist.update(game.cpu_hist[seat])
+            if game.searches:
+                row.searches += game.searches[seat]
+                row.capped += game.capped[seat]
+            if game.own_max:
+                row.queued = True
+                row.queue_time += game.queue_time[seat]
+                row.queue_max = max(row.queue_max, game.queue_max[seat])
+                row.own_max = max(row.own_max, game.own_max[seat])
             if game.termination == "aborted":
                 continue
             row.games += 1

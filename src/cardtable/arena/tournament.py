@@ -12,6 +12,7 @@ from cardtable.core.registry import GAME_MODULES
 from .backends import run_games
 from .journal import Journal
 from .plan import TournamentPlan
+from .play import GameOutcome
 from .progress import Progress
 from .report import Report
 from .stats import openskill_ratings, standings
@@ -52,10 +53,44 @@ def run_tournament(
     With a ``journal`` file, finished games are written to it as they come in and games already
     in it are not played again (see :mod:`cardtable.arena.journal`).
     """
+    started = time.monotonic()
+    outcomes, resumed = play_outcomes(
+        plan, jobs=jobs, backend=backend, address=address, progress=progress, journal=journal
+    )
+    rows = standings(plan.entries, outcomes)
+    note = ""
+    try:
+        for row, (ordinal, mu, sigma) in zip(
+            rows, openskill_ratings(plan.entries, outcomes), strict=True
+        ):
+            row.rating, row.rating_mu, row.rating_sigma = ordinal, mu, sigma
+    except ImportError as exc:
+        note = str(exc)
+    return Report(
+        plan=plan,
+        rows=rows,
+        terminations=Counter(g.termination for g in outcomes),
+        rating_note=note,
+        elapsed=time.monotonic() - started,
+        jobs=jobs,
+        backend=backend,
+        resumed=resumed,
+    )
+
+
+def play_outcomes(
+    plan: TournamentPlan,
+    *,
+    jobs: int = 1,
+    backend: str = "process",
+    address: str | None = None,
+    progress: Progress | None = None,
+    journal: str | Path | None = None,
+) -> tuple[list[GameOutcome], int]:
+    """Every game's outcome of ``plan`` in schedule order, and how many came from the journal."""
     check_plan(plan)
     if plan.records is not None:
         Path(plan.records).mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
     advance = progress.advance if progress is not None else (lambda n: None)
     book = Journal(journal, plan) if journal is not None else None
     earlier = book.load() if book is not None else []
@@ -79,22 +114,4 @@ def run_tournament(
     outcomes.sort(key=lambda g: (g.deal, g.rotation))
     if [(g.deal, g.rotation) for g in outcomes] != plan.schedule():
         raise RuntimeError("the backend lost or duplicated games")
-    rows = standings(plan.entries, outcomes)
-    note = ""
-    try:
-        for row, (ordinal, mu, sigma) in zip(
-            rows, openskill_ratings(plan.entries, outcomes), strict=True
-        ):
-            row.rating, row.rating_mu, row.rating_sigma = ordinal, mu, sigma
-    except ImportError as exc:
-        note = str(exc)
-    return Report(
-        plan=plan,
-        rows=rows,
-        terminations=Counter(g.termination for g in outcomes),
-        rating_note=note,
-        elapsed=time.monotonic() - started,
-        jobs=jobs,
-        backend=backend,
-        resumed=len(earlier),
-    )
+    return outcomes, len(earlier)

@@ -11,12 +11,16 @@ from collections.abc import Sequence
 COMMANDS: dict[str, str] = {
     "play": "cardtable.cli.play",
     "replay": "cardtable.cli.replay",
+    "analyse": "cardtable.cli.analyse",
     "bench": "cardtable.cli.bench",
+    "bench-server": "cardtable.cli.bench_server",
     "bot": "cardtable.cli.bot",
     "loadtest": "cardtable.cli.loadtest",
     "arena": "cardtable.cli.arena",
     "serve": "cardtable.cli.serve",
     "ratings": "cardtable.cli.ratings",
+    "new-bot": "cardtable.cli.new_bot",
+    "tournament": "cardtable.cli.tournament",
 }
 
 
@@ -34,7 +38,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Every measurement is a ``cardtable bench ...``: ``bench kuhhandel|cunegonda`` times the engine
+#: (cli/bench.py); the others are these commands under their bench names.
+BENCHES: dict[str, list[str]] = {
+    "server": ["bench-server"],  # the cluster: decisions/s and p50/p99 for 1, 2, 4 processes
+    "analysis": ["analyse", "--bench"],  # the expert's analysis of a game, on one core
+    "analysis-latency": ["analyse", "--latency"],  # live tables with and without analyses
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"] and len(argv) > 1 and argv[1] in BENCHES:
+        argv = [*BENCHES[argv[1]], *argv[2:]]
     args = build_parser().parse_args(argv)
     try:
         return int(args._run(args) or 0)

@@ -9,13 +9,18 @@ from typing import Any
 
 from cardtable.cli.play import build_agents, seat_refs
 from cardtable.core import game_spec, run_match
-from cardtable.core.compiled import engine_build
+from cardtable.core.compiled import build_line, engine_build
 
 HELP = "measure engine speed: games/s, decisions/s and µs per decision on one core"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", help="kuhhandel or cunegonda")
+    p.add_argument(
+        "game",
+        help="kuhhandel or cunegonda (the engine); also 'cardtable bench server' (the cluster), "
+        "'bench analysis' (the expert's analysis) and 'bench analysis-latency' (live tables "
+        "while analyses run)",
+    )
     p.add_argument("--rules", default=None)
     p.add_argument("--seats", type=int, default=None)
     p.add_argument("--bots", default="random")
@@ -35,6 +40,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also measure the RL environment (needs cardtable[rl]): env steps/s beside "
         "the engine's decisions/s",
     )
+    p.add_argument(
+        "--frames",
+        action="store_true",
+        help="measure the protocol's schema checks instead: µs per client frame parsed "
+        "(hello, join, resume...) and per server frame validated (the requests and events of "
+        "--games games, as the server sends them)",
+    )
+    p.add_argument(
+        "--skeleton",
+        action="store_true",
+        help="also play the same number of games with a bare Python skeleton of classic "
+        "Kuhhandel (no checks, no events: cardtable/cli/skeleton.py), interleaved with the "
+        "engine's runs, and report the engine's games/s as a share of the skeleton's "
+        "(kuhhandel classic with random bots only)",
+    )
     p.add_argument("--env-games", type=int, default=None, help="games for --env (default --games)")
     p.add_argument(
         "--env-repeat",
@@ -51,7 +71,22 @@ def run(args: argparse.Namespace) -> int:
     lo, hi = spec.seat_range(rules)
     seats = args.seats or max(lo, min(hi, 4))
     refs = seat_refs(args.bots, seats)
-    runs = [_play_games(args, spec, rules, seats, refs) for _ in range(max(1, args.repeat))]
+    if args.frames:
+        return _frames(args, spec, rules, seats, refs)
+    if not args.json:
+        print(build_line([args.game]), flush=True)
+    if args.skeleton and (
+        args.game != "kuhhandel"
+        or spec.rules_name(rules) != "classic"
+        or any(r != "random" for r in refs)
+    ):
+        raise ValueError("--skeleton is classic Kuhhandel with random bots only")
+    runs: list[tuple[float, float, int, dict[str, int]]] = []
+    skeleton_runs: list[tuple[float, int]] = []
+    for _ in range(max(1, args.repeat)):  # interleaved: both see the same load
+        runs.append(_play_games(args, spec, rules, seats, refs))
+        if args.skeleton:
+            skeleton_runs.append(_play_skeleton(args, seats))
     elapsed, wall, decisions, terminations = min(runs, key=lambda r: r[0])
     out = {
         "game": args.game,
@@ -66,10 +101,19 @@ def run(args: argparse.Namespace) -> int:
         "decisions_per_second": round(decisions / elapsed),
         "us_per_decision": round(elapsed / max(decisions, 1) * 1e6, 2),
         "terminations": terminations,
-        "engine_build": engine_build(),
+        "engine_build": engine_build(args.game),
         "runs": len(runs),
         "games_per_second_each_run": [round(args.games / r[0], 1) for r in runs],
     }
+    if skeleton_runs:
+        sk_elapsed, sk_decisions = min(skeleton_runs)
+        sk_rate = args.games / sk_elapsed
+        out["skeleton_games_per_second"] = round(sk_rate, 1)
+        out["skeleton_decisions_per_game"] = round(sk_decisions / args.games, 1)
+        out["skeleton_games_per_second_each_run"] = [
+            round(args.games / r[0], 1) for r in skeleton_runs
+        ]
+        out["vs_skeleton"] = round(out["games_per_second"] / sk_rate, 3)
     if getattr(args, "env", False):
         out.update(_env_speed(args, rules, seats))
     if args.json:
@@ -85,6 +129,14 @@ def run(args: argparse.Namespace) -> int:
         if len(runs) > 1:
             each = ", ".join(str(r) for r in out["games_per_second_each_run"])
             print(f"  fastest of {len(runs)} runs of the same games; games/s of each: {each}")
+        if skeleton_runs:
+            print(
+                f"bare Python skeleton of the game (no checks, no events; cli/skeleton.py), the "
+                f"same number of games, runs interleaved with the engine's:\n"
+                f"  {out['skeleton_games_per_second']} games/s, "
+                f"{out['skeleton_decisions_per_game']} decisions/game\n"
+                f"  engine ({out['engine_build']}) ÷ skeleton, games/s: {out['vs_skeleton']}"
+            )
         if "env_steps_per_second" in out:
             print(
                 f"RL environment, {out['env_games']} games, uniform masked policy, best of "
@@ -124,6 +176,17 @@ def _play_games(
     return elapsed, wall, decisions, terminations
 
 
+def _play_skeleton(args: argparse.Namespace, seats: int) -> tuple[float, int]:
+    """The skeleton's games of the same seeds: CPU seconds, decisions."""
+    from cardtable.cli.skeleton import play
+
+    decisions = 0
+    c0 = time.process_time()
+    for g in range(args.games):
+        decisions += play(seats, args.seed + g)[0]
+    return max(time.process_time() - c0, 1e-9), decisions
+
+
 def _env_speed(args: argparse.Namespace, rules: object, seats: int) -> dict[str, object]:
     """The RL section of the report (see cardtable.rl.speed): the engine is measured again there,
     interleaved with the environment, so that the ratios compare runs under the same load."""
@@ -131,3 +194,160 @@ def _env_speed(args: argparse.Namespace, rules: object, seats: int) -> dict[str,
 
     games = args.env_games or args.games
     return compare(args.game, rules, seats, games, args.seed, args.env_repeat)
+
+
+#: Client frames as bots and browsers send them (the action frame takes the parser's short path).
+CLIENT_FRAMES: list[dict[str, Any]] = [
+    {"type": "hello", "protocol": 1, "bot": "alice", "token": "x" * 43, "events_in_request": True},
+    {"type": "hello", "protocol": 1, "guest": "Ada", "push_observations": True},
+    {"type": "join", "lobby": "ranked", "game": "kuhhandel", "rules": "classic"},
+    {"type": "join", "lobby": "practice", "game": "cunegonda", "opponents": ["random", "expert"]},
+    {
+        "type": "join",
+        "lobby": "private",
+        "game": "kuhhandel",
+        "create": {"rules": "classic", "seats": 3, "bots": ["random"], "quiet_ms": 2500},
+    },
+    {"type": "resume", "game_id": "g1", "since": 10},
+    {"type": "leave"},
+]
+
+
+def _server_frames(
+    args: argparse.Namespace, spec: Any, rules: object, seats: int, refs: list[str]
+) -> list[dict[str, Any]]:
+    """The request and event frames a server sends for ``args.games`` games, decoded from their
+    wire text (as a client sees them)."""
+    from cardtable.protocol import dumps
+
+    frames: list[dict[str, Any]] = []
+    for g in range(args.games):
+        seed = args.seed + g
+        game = spec.new_game(rules, seats, seed)
+        agents = build_agents(args.game, refs, seed)
+        events = 0
+        while not game.is_over():
+            request = game.pending()[0]
+            message = {
+                "type": "request",
+                "game_id": f"g{g}",
+                "request_id": str(len(frames)),
+                "request": game.request_to_json(request),
+                "observation": game.observe_json(request.seat),
+                "deadline_ms": 5000,
+                "time_bank_ms": 60000,
+            }
+            frames.append(json.loads(dumps(message)))
+            agent = agents[request.seat]
+            wants = getattr(agent, "wants_observation", True)
+            observation = game.observe(request.seat) if wants else None
+            game.apply(request.seat, agent.act(observation, request))
+            for ev in game.events(events):
+                event = {"kind": ev.kind, "data": dict(ev.data)}
+                message = {"type": "event", "game_id": f"g{g}", "index": events, "event": event}
+                frames.append(json.loads(dumps(message)))
+                events += 1
+    return frames
+
+
+def _observations(
+    args: argparse.Namespace, spec: Any, rules: object, seats: int, refs: list[str]
+) -> list[Any]:
+    """The observation of the seat asked at every decision of ``args.games`` games."""
+    views: list[Any] = []
+    for g in range(args.games):
+        seed = args.seed + g
+        game = spec.new_game(rules, seats, seed)
+        agents = build_agents(args.game, refs, seed)
+        while not game.is_over():
+            request = game.pending()[0]
+            views.append(game.observe(request.seat))
+            game.apply(request.seat, agents[request.seat].act(views[-1], request))
+    return views
+
+
+def _frames(args: argparse.Namespace, spec: Any, rules: object, seats: int, refs: list[str]) -> int:
+    """``--frames``: the schema checks' cost per frame (CPU time, best of ``--repeat`` runs)."""
+    from cardtable.protocol import messages, parse_client_message, validate_server_message
+
+    texts = [json.dumps(f) for f in CLIENT_FRAMES]
+    server = _server_frames(args, spec, rules, seats, refs)
+    rounds = max(1, 20000 // len(texts))
+
+    def client_run() -> float:
+        c0 = time.process_time()
+        for _ in range(rounds):
+            for text in texts:
+                parse_client_message(text)
+        return time.process_time() - c0
+
+    def server_run() -> float:
+        c0 = time.process_time()
+        for frame in server:
+            validate_server_message(frame)
+        return time.process_time() - c0
+
+    # the observations of those requests: built into JSON by the server for the seat asked,
+    # decoded back into the engine's value by the client library (``GameCodec``)
+    from cardtable.client.seat import GameCodec
+
+    observed = _observations(args, spec, rules, seats, refs)
+    codec = GameCodec(args.game, spec.new_game(rules, seats, 0).rules_json(), seats)
+    wire_views = [json.loads(json.dumps(view.to_json())) for view in observed]
+
+    def encode_view_run() -> float:
+        c0 = time.process_time()
+        for view in observed:
+            view.to_json()
+        return time.process_time() - c0
+
+    def decode_view_run() -> float:
+        c0 = time.process_time()
+        for data in wire_views:
+            codec.observation(data)
+        return time.process_time() - c0
+
+    def decode_run() -> float:  # what json.loads alone costs for the client frames
+        c0 = time.process_time()
+        for _ in range(rounds):
+            for text in texts:
+                json.loads(text)
+        return time.process_time() - c0
+
+    repeat = max(1, args.repeat)
+    client = min(client_run() for _ in range(repeat))
+    decode = min(decode_run() for _ in range(repeat))
+    served = min(server_run() for _ in range(repeat))
+    encoded = min(encode_view_run() for _ in range(repeat))
+    decoded = min(decode_view_run() for _ in range(repeat))
+    n_views = max(len(observed), 1)
+    n_client = rounds * len(texts)
+    out = {
+        "validator": messages.VALIDATOR,
+        "client_frames": n_client,
+        "client_us_per_frame": round(client / n_client * 1e6, 2),
+        "client_json_us_per_frame": round(decode / n_client * 1e6, 2),
+        "server_frames": len(server),
+        "server_events": sum(1 for f in server if f["type"] == "event"),
+        "server_us_per_frame": round(served / max(len(server), 1) * 1e6, 2),
+        "observations": len(observed),
+        "observation_to_json_us": round(encoded / n_views * 1e6, 2),
+        "observation_from_json_us": round(decoded / n_views * 1e6, 2),
+        "server_game": f"{args.game} {spec.rules_name(rules)} {seats} seats, {args.games} games",
+        "runs": repeat,
+    }
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(
+            f"protocol schema checks ({out['validator']}), CPU time, best of {repeat}:\n"
+            f"  client frames (hello, join, resume, leave): {out['client_us_per_frame']} µs per "
+            f"frame parsed and checked ({out['client_json_us_per_frame']} µs of it json.loads), "
+            f"{n_client} frames\n"
+            f"  server frames (requests with observations, events of {out['server_game']}): "
+            f"{out['server_us_per_frame']} µs per frame validated, {len(server)} frames\n"
+            f"  observations of the seat asked: {out['observation_to_json_us']} µs to JSON "
+            f"(the server), {out['observation_from_json_us']} µs back from JSON (the client "
+            f"library), {len(observed)} observations"
+        )
+    return 0

@@ -29,13 +29,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--guest", default=None, help="play as a guest with this display name instead")
     p.add_argument("--bot", default="heuristic", help="built-in bot name or path/to/bot.py[:Class]")
-    p.add_argument("--lobby", default="ranked", choices=("ranked", "practice", "private"))
+    p.add_argument(
+        "--lobby", default="ranked", choices=("ranked", "practice", "private", "tournament")
+    )
+    p.add_argument(
+        "--tournament",
+        default=None,
+        metavar="ID",
+        help="enter tournament ID (docs/competitions.md): plays its games until it is over",
+    )
     p.add_argument("--game", default="kuhhandel")
     p.add_argument("--rules", default=None, help="rule set preset (default: the game's default)")
     p.add_argument("--seats", type=int, default=None, help="table size to ask for")
     p.add_argument("--opponents", default=None, help="practice lobby: the house bot to play")
     p.add_argument("--invite", default=None, help="private lobby: the table's invite code")
-    p.add_argument("--games", type=int, default=1)
+    p.add_argument("--games", type=int, default=1, help="games to play (tournament: all)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bot's own random choices")
     p.add_argument(
         "--margin-ms",
@@ -44,9 +52,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="time kept back from each deadline for the network (default 200)",
     )
     p.add_argument(
+        "--fallback",
+        choices=("auto", "server", "client"),
+        default="auto",
+        help="who answers a decision the bot failed (raised, no action, late); every such "
+        "fault is reported to the server either way. server: the server's fallback, at once; "
+        "client: this client's own (first choice or random bot); auto (default): server in "
+        "the ranked lobby, client elsewhere",
+    )
+    p.add_argument(
         "--no-fallback",
         action="store_true",
-        help="when the bot fails or is late send nothing (the server's fallback answers)",
+        help="the same as --fallback server",
     )
     p.add_argument("-v", "--verbose", action="count", default=0)
 
@@ -74,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
     if args.guest is None and (not args.name or not token):
         raise ValueError("a bot needs --name and --token (or $CARDTABLE_TOKEN), or use --guest")
     reports: list[GameReport] = []
+    if args.tournament:
+        args.lobby = "tournament"
+        if args.games == 1:
+            args.games = 1_000_000  # until the server says the tournament is over
 
     def show(report: GameReport) -> None:
         reports.append(report)
@@ -97,10 +118,22 @@ def run(args: argparse.Namespace) -> int:
             invite=args.invite,
             seed=args.seed,
             margin_ms=args.margin_ms,
-            fallback=not args.no_fallback,
+            fallback=None
+            if args.fallback == "auto" and not args.no_fallback
+            else args.fallback == "client" and not args.no_fallback,
             on_result=show,
+            tournament=args.tournament,
         )
-    except (ServerError, ConnectionLost, OSError) as exc:
+    except ServerError as exc:
+        if args.tournament and exc.code == "tournament_over":
+            print(f"tournament {args.tournament} is over", flush=True)
+            print(totals(reports))
+            return 0
+        print(f"cardtable bot: error: {exc}", file=sys.stderr)
+        if reports:
+            print(totals(reports))
+        return 1
+    except (ConnectionLost, OSError) as exc:
         print(f"cardtable bot: error: {exc}", file=sys.stderr)
         if reports:
             print(totals(reports))
@@ -109,15 +142,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def totals(games: Sequence[GameReport]) -> str:
-    """One closing line over every finished game."""
+def totals(reports: Sequence[GameReport]) -> str:
+    """One closing line over every finished game (a game given up without a result, its
+    process having died in a cluster, is only counted)."""
+    games = [r for r in reports if r.result.places]
+    unscored = len(reports) - len(games)
     if not games:
-        return "no game finished"
-    wins = sum(1 for r in games if r.place == 0)
-    mean_place = sum(r.place + 1 for r in games) / len(games)
+        return "no game finished" + (f" ({unscored} given up)" if unscored else "")
+    wins = sum(1 for r in games if r.place == 1)
+    mean_place = sum(r.place for r in games) / len(games)
     mean_score = sum(r.score for r in games) / len(games)
     faults = sum(len(r.faults) for r in games)
     return (
         f"{len(games)} games: {wins} won, mean place {mean_place:.2f}, "
         f"mean score {mean_score:.1f}, {faults} faults"
+        + (f" ({unscored} more given up without a result)" if unscored else "")
     )

@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import sys
+from typing import Any
 
 HELP = (
     "benchmark a local server: register and connect many bots, play, and report games/min, "
@@ -75,5 +76,65 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
         )
     )
-    print(json.dumps(report.to_json(), indent=1) if args.json else report.summary())
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1))
+    elif sys.stdout.isatty():
+        _print_table(report)
+    else:  # a file or a pipe: plain lines
+        print(report.summary())
     return 0 if report.total_errors == 0 and report.connected == args.bots else 1
+
+
+def _print_table(report: Any) -> None:
+    """The report on a terminal, as a `rich` table (the same figures as the plain summary)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    d = report.to_json()
+    rules = d["rules"] or "default rules"
+    title = f"loadtest {d['game']} ({rules}, {d['lobby']}) against {d['server']}"
+    table = Table("measure", "p50", "p90", "p99", "max", "other", title=title, title_justify="left")
+    lat, lag = d["latency_ms"], d["client_loop_lag_ms"]
+    metrics = d["server_metrics"] or {}
+    table.add_row(
+        "bots",
+        "",
+        "",
+        "",
+        "",
+        f"{d['bots']} (answering after {d['think_ms']:g} ms), "
+        f"{d['connected']} connected, {d['peak_seated']} seated at once (peak)",
+    )
+    table.add_row(
+        "games",
+        "",
+        "",
+        "",
+        "",
+        f"{d['games']} in {d['seconds']} s ({d['games_per_minute']} "
+        f"games/min), {d['unfinished_games']} unfinished",
+    )
+    table.add_row("decisions", "", "", "", "", f"{d['decisions']} ({d['decisions_per_second']}/s)")
+    table.add_row(
+        "latency per decision, client (ms)", str(lat["p50"]), str(lat["p90"]), str(lat["p99"]),
+        str(lat["max"]), f"{d['latency_samples']} samples",
+    )  # fmt: skip
+    server = metrics.get("decision_latency") or {}
+    if server:
+        table.add_row(
+            "latency per decision, server (ms)", str(server.get("p50_ms")),
+            str(server.get("p90_ms")), str(server.get("p99_ms")), str(server.get("max_ms")),
+            f"{server.get('samples')} samples",
+        )  # fmt: skip
+    table.add_row(
+        "client event loop lag (ms)", str(lag["p50"]), "", str(lag["p99"]), "",
+        f"client CPU {d['client_cpu_seconds']} s",
+    )  # fmt: skip
+    errors = ", ".join(f"{k} {v}" for k, v in sorted(d["errors"].items())) or "none"
+    table.add_row("errors", "", "", "", "", errors)
+    if d["server_faults"] is not None:
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(d["server_faults"].items())) or "none"
+        table.add_row("server-side faults", "", "", "", "", faults)
+    Console().print(table)
+    for example in d["error_examples"]:
+        print(f"    {example}")

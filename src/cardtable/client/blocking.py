@@ -27,8 +27,9 @@ from cardtable.core.registry import load_bot
 def agent_source(agent: AgentSource | str, game: str, seed: int = 0) -> AgentSource:
     """An agent as the client wants it; a string is a bot name or ``path/to/bot.py:Class``.
 
-    A named bot is built afresh for every game (seeded ``seed``, ``seed + 1``...), so a bot that
-    keeps state per game starts clean even without a ``start`` hook.
+    A named bot is built afresh for every game (seeded ``seed``, ``seed + 1``..., or in a
+    tournament with the seed the server gives the seat, as the arena would seed it), so a bot
+    that keeps state per game starts clean even without a ``start`` hook.
     """
     if not isinstance(agent, str):
         return agent
@@ -39,6 +40,11 @@ def agent_source(agent: AgentSource | str, game: str, seed: int = 0) -> AgentSou
     def build(info: GameInfo) -> Any:
         return load_bot(info.game, ref, seed=next(counter))
 
+    def seeded(info: GameInfo, seed: int) -> Any:
+        """Built with the seed a tournament gives this seat (``game_start.bot_seed``)."""
+        return load_bot(info.game, ref, seed=seed)
+
+    build.seeded = seeded  # type: ignore[attr-defined]
     return build
 
 
@@ -58,6 +64,7 @@ def play(
     guest: str | None = None,
     seed: int = 0,
     on_result: Callable[[GameReport], None] | None = None,
+    tournament: str | None = None,
     **options: Any,
 ) -> list[GameReport]:
     """Connect, play ``games`` games of ``game`` in ``lobby`` and return their reports.
@@ -80,6 +87,7 @@ def play(
                 opponents=opponents,
                 invite=invite,
                 on_result=on_result,
+                tournament=tournament,
             )
 
     return asyncio.run(main())

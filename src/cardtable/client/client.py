@@ -9,12 +9,18 @@
 What a caller can rely on:
 
 - every request is answered within its deadline (minus a safety margin): by the agent if it
-  answers in time, else by a safe fallback (the first legal choice, or the game's random bot),
-  and the fault is logged and counted in the game's report;
+  answers in time; else the client reports the fault to the server at once (stored there as a
+  fault of its kind: ``raised`` with the bot's file and line, ``invalid_action``, ``late``) and
+  a fallback answers (the server's in the ranked lobby, by default; the client's own, the first
+  legal choice or the game's random bot, elsewhere); the fault is also logged and listed in the
+  game's report;
 - the agent's hooks run on one worker thread, in the order the server sent them, never on the
   event loop (so a slow agent never stalls the connection);
 - a dropped connection is reopened with exponential backoff and the seat resumed with the same
-  token; events the agent already saw are not delivered twice;
+  token; events the agent already saw are not delivered twice; a seat the server no longer holds
+  (its table died in a restart) ends for the agent, is not counted, and the client joins its
+  lobby again; :class:`ConnectionLost` is raised at most ``Backoff.give_up_after`` seconds after
+  the connection dropped;
 - an ``error`` that cannot get better by retrying (bad token, unsupported protocol, bad request)
   raises :class:`~cardtable.client.messages.ServerError`.
 """
@@ -23,11 +29,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import random
+import sysconfig
 import time
+import traceback
+import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
@@ -44,7 +55,7 @@ from cardtable.client.seat import (
     SeatState,
     event_from_json,
 )
-from cardtable.core.contract import JSON, Agent, GameInfo, Request, Result
+from cardtable.core.contract import JSON, Agent, GameInfo, Request, Result, Termination
 from cardtable.core.registry import game_spec
 
 log = logging.getLogger("cardtable.client")
@@ -57,7 +68,9 @@ FATAL_ERRORS = frozenset(
     {"bad_token", "unsupported_protocol", "too_large", "flood", "suspended", "replaced"}
 )
 #: ``error`` codes that refuse a ``join``: fatal while we wait for a table.
-JOIN_ERRORS = frozenset({"unknown_game", "bad_join", "unknown_invite", "bad_message"})
+JOIN_ERRORS = frozenset(
+    {"unknown_game", "bad_join", "unknown_invite", "bad_message", "tournament_over"}
+)
 
 #: Close codes after which reconnecting would only be refused again.
 _FINAL_CLOSE_CODES = frozenset({1002, 1003, 1007, 1008, 1009, 1010})
@@ -67,16 +80,47 @@ _FINAL_CLOSE_CODES = frozenset({1002, 1003, 1007, 1008, 1009, 1010})
 _RETRYABLE = (OSError, TimeoutError, InvalidHandshake, ConnectionClosed, ProtocolError)
 
 
+def bot_frame(exc: BaseException) -> dict[str, Any] | None:
+    """Where the bot raised: the innermost frame of ``exc`` outside cardtable and the standard
+    library (``file``, ``line``, ``function``), ``None`` when every frame is ours. Paths under
+    the working directory are relative."""
+    ours = (str(Path(__file__).resolve().parents[1]), sysconfig.get_paths()["stdlib"])
+    mine = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not str(Path(f.filename).resolve()).startswith(ours)
+    ]
+    if not mine:
+        return None
+    frame = mine[-1]
+    path = Path(frame.filename)
+    with contextlib.suppress(ValueError):
+        path = path.resolve().relative_to(Path.cwd())
+    return {"file": str(path)[:500], "line": frame.lineno or 0, "function": frame.name[:200]}
+
+
 class ConnectionLost(ConnectionError):
     """The server stayed unreachable for longer than the backoff allows."""
+
+
+def fetch_game(server: str, game_id: str, timeout: float = 5.0) -> dict[str, Any] | None:
+    """The server's ``GET /api/games/{game_id}`` (blocking); ``None`` if it cannot be read."""
+    url = f"{messages.http_base(server)}/api/games/{game_id}"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as reply:
+            data = json.loads(reply.read())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 @dataclass(frozen=True)
 class Backoff:
     """How to retry a dropped connection: ``first`` s, times ``factor`` up to ``most`` s.
 
-    The client gives up (:class:`ConnectionLost`) when no connection could be opened for
-    ``give_up_after`` seconds, or after ``attempts`` reconnects in a row that led to nothing.
+    The client gives up (:class:`ConnectionLost`) ``give_up_after`` seconds after the
+    connection dropped (no wait or attempt runs past that moment), or after ``attempts``
+    reconnects in a row that led to nothing.
     """
 
     first: float = 0.1
@@ -109,10 +153,14 @@ class ClientStats:
     decisions: int = 0
     late: int = 0
     agent_errors: int = 0
+    #: Answers that were no action of the game (``"banana"``).
+    invalid: int = 0
     fallbacks: int = 0
     rejected: int = 0
     server_errors: int = 0
     reconnects: int = 0
+    #: Games whose table died (a server restart) while we were seated: not counted in ``games``.
+    lost_games: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -127,8 +175,13 @@ class Client:
     instead of one frame each: the agent sees the same events in the same order, before it is
     asked, at a fraction of the frames.
 
-    ``margin_ms`` is kept back from every deadline for the network; ``fallback=False`` sends
-    nothing when the agent fails (the server's fallback then answers and records the fault).
+    ``margin_ms`` is kept back from every deadline for the network. When the agent fails a
+    decision (raises, answers with no action, is late) the client reports it to the server at
+    once (a ``fault`` message: the server stores it as a fault of its kind) and who answers
+    depends on ``fallback``: ``True``, the client's own fallback (first choice or the game's
+    random bot); ``False``, the server's fallback, at once; ``None`` (default), the server's in
+    the ranked lobby (the same fallback for every bot of a competition) and the client's
+    elsewhere.
     ``threaded=False`` calls the agent on the event loop: only for agents that answer in
     microseconds (load tests). ``think_ms`` holds every answer back that long (never past the
     deadline): a load test's stand-in for thinking time.
@@ -143,7 +196,7 @@ class Client:
         token: str | None = None,
         guest: str | None = None,
         margin_ms: float = 200.0,
-        fallback: bool = True,
+        fallback: bool | None = None,
         threaded: bool = True,
         backoff: Backoff | None = None,
         probe: Probe | None = None,
@@ -159,6 +212,8 @@ class Client:
         self.name = guest if guest is not None else name
         self.margin_s = margin_ms / 1000.0
         self.fallback = fallback
+        #: Whether our own fallback answers in the current ``play()`` (see ``fallback``).
+        self._own_fallback = fallback is not False
         self.threaded = threaded
         self.backoff = backoff or Backoff()
         self.probe = probe
@@ -175,10 +230,17 @@ class Client:
         self._seat: SeatState | None = None
         self._queued = False
         self._join: dict[str, Any] | None = None
+        #: games whose game_end we took (a late copy of one is never a new game given up)
+        self._ended: set[str] = set()
         self._decisions: dict[Any, asyncio.Task[None]] = {}
         self._random_bots: dict[str, Agent] = {}
         self._closed = False
         self._stopping = False
+        #: Reports of games that ended while we were away (see :meth:`_lose_seat`).
+        self._settled: list[GameReport] = []
+        self._stop: asyncio.Event | None = None
+        #: The game we asked to ``resume`` and have not had ``game_start`` for yet.
+        self._resuming: str | None = None
 
     @property
     def game_id(self) -> str | None:
@@ -202,11 +264,18 @@ class Client:
     async def connect(self) -> dict[str, Any]:
         """Open the connection and say hello; returns the server's ``welcome``.
 
-        Raises :class:`ServerError` if the server refuses the hello, ``OSError`` (or a
-        websockets handshake error) if it cannot be reached.
+        Raises :class:`ServerError` if the server refuses the hello, :class:`ConnectionLost`
+        (an ``OSError``) if it cannot be reached or drops the connection before its welcome.
+        The first connection is tried once: a wrong address fails at once.
         """
-        await self._open()
+        await self._first_open()
         return self.welcome
+
+    async def _first_open(self) -> None:
+        try:
+            await self._open()
+        except _RETRYABLE as exc:
+            raise ConnectionLost(f"cannot connect to {self.server}: {exc!r}") from exc
 
     async def close(self) -> None:
         """Leave politely and close; safe to call twice."""
@@ -227,17 +296,18 @@ class Client:
             await self._runner.drain()
             self._runner.close()
 
-    async def _open(self) -> None:
+    async def _open(self, timeout: float | None = None) -> None:
+        timeout = self.open_timeout if timeout is None else timeout
         ws = await connect(
             self.server,
-            open_timeout=self.open_timeout,
+            open_timeout=timeout,
             compression=self.compression,
             max_size=2**22,
             proxy=None,
         )
         try:
             await ws.send(messages.encode(self.hello))
-            reply = messages.decode(await asyncio.wait_for(ws.recv(), self.open_timeout))
+            reply = messages.decode(await asyncio.wait_for(ws.recv(), timeout))
         except BaseException:
             await ws.close()
             raise
@@ -251,20 +321,33 @@ class Client:
         self._ws = ws
 
     async def _reconnect(self, why: str) -> None:
-        """Reopen the connection (with backoff) and ask for our seat back."""
+        """Reopen the connection (with backoff) and ask for our seat back.
+
+        Raises :class:`ConnectionLost` once ``backoff.give_up_after`` seconds have passed since
+        the connection dropped (no wait or connection attempt runs past that moment) or after
+        ``backoff.attempts`` failed attempts. When the server no longer holds our seat (it
+        restarted, or the game ended while we were away), the game is settled
+        (:meth:`_lose_seat`) and we join our lobby again.
+        """
         log.warning("%s: connection lost (%s); reconnecting", self.name, why)
+        self._ws = None
         started = time.monotonic()
+        give_up_at = started + self.backoff.give_up_after
         delays = self.backoff.delays()
         attempt = 0
         while True:
             attempt += 1
-            await asyncio.sleep(next(delays))
+            left = give_up_at - time.monotonic()
+            await asyncio.sleep(max(0.0, min(next(delays), left)))
+            left = give_up_at - time.monotonic()
             try:
-                await self._open()
+                if left <= 0:
+                    raise TimeoutError("no time left to try")
+                await self._open(timeout=min(self.open_timeout, left))
                 break
             except _RETRYABLE as exc:
                 waited = time.monotonic() - started
-                if waited > self.backoff.give_up_after or attempt >= self.backoff.attempts:
+                if time.monotonic() >= give_up_at or attempt >= self.backoff.attempts:
                     raise ConnectionLost(
                         f"{self.server} unreachable for {waited:.1f} s ({attempt} attempts): {exc}"
                     ) from exc
@@ -272,13 +355,60 @@ class Client:
         self.stats.reconnects += 1
         log.info("%s: reconnected after %d attempt(s)", self.name, attempt)
         running = [str(g) for g in self.welcome.get("games") or ()]
-        if self._seat is not None:
-            await self._send(messages.resume(self._seat.game_id, self._seat.next_event))
+        seat = self._seat
+        lost = False
+        if seat is not None and seat.game_id not in running:
+            # The server holds no seat for us there: it restarted (the table died with it) or
+            # the game ended while we were away.
+            await self._lose_seat(seat, "the server no longer holds this seat")
+            seat = None
+            lost = True  # _lose_seat joined the lobby again if a game was wanted
+        if seat is not None:
+            self._resuming = seat.game_id
+            await self._send(messages.resume(seat.game_id, seat.next_event))
         elif running:
             # The matchmaker seated us while we were away.
+            self._resuming = running[0]
             await self._send(messages.resume(running[0]))
-        elif self._queued and self._join is not None:
+        elif self._queued and self._join is not None and not lost:
             await self._send(self._join)
+
+    async def _lose_seat(self, seat: SeatState, why: str) -> None:
+        """Our seat is gone with its table: stop deciding for it, settle the game and join the
+        lobby again (when playing games).
+
+        The game counts as played (a :class:`GameReport` for the play loop) only if the server
+        finished it (the fallback played our seat to the end while we were away); a game that
+        died with its table (a server restart) does not. Either way the agent's ``end`` hook
+        is called, with the aborted result for a game that died, so every ``start`` has its
+        ``end``.
+        """
+        log.warning("%s: game %s: %s", self.name, seat.game_id, why)
+        for task in self._decisions.values():
+            task.cancel()
+        self._decisions.clear()
+        self._seat = None
+        detail = await asyncio.to_thread(fetch_game, self.server, seat.game_id)
+        result: Result | None = None
+        if detail is not None and detail.get("status") == "finished":
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                result = Result.from_json(detail["result"])
+        if result is not None:
+            self.stats.games += 1
+            faults = [*seat.faults, "away at the end: the server's fallback finished the game"]
+            self._settled.append(self._report(seat, result, faults, {}))
+            log.warning("%s: game %s had ended while we were away", self.name, seat.game_id)
+        else:
+            self.stats.lost_games += 1
+            n = seat.info.seats
+            why = "the table died (the server restarted or lost the game); not counted"
+            result = Result(Termination.ABORTED, (0.0,) * n, (0,) * n, why)
+            log.warning("%s: game %s: %s", self.name, seat.game_id, why)
+        self._runner_for(seat).end(result)
+        stopping = self._stop is not None and self._stop.is_set()
+        if not self._settled and self._join is not None and not self._queued and not stopping:
+            await self._send(self._join)  # the game to replace the one that died
+            self._queued = True
 
     async def _send(self, message: Mapping[str, Any]) -> bool:
         """Send if connected; a message lost to a dropped connection is re-sent on resume."""
@@ -308,6 +438,10 @@ class Client:
                 if failures > self.backoff.attempts:
                     raise ConnectionLost(f"connection keeps dropping ({failures} times)") from exc
                 await self._reconnect(f"close code {code}")
+                if self._settled:
+                    # a game that ended while we were away was settled: the play loop takes
+                    # it now (nothing else may arrive: we are neither seated nor queued)
+                    return {"type": "welcome"}
                 continue
             try:
                 return messages.decode(frame)
@@ -328,27 +462,40 @@ class Client:
         invite: str | None = None,
         on_result: Callable[[GameReport], None] | None = None,
         stop: asyncio.Event | None = None,
+        tournament: str | None = None,
+        leave_queue_on_stop: bool = True,
     ) -> list[GameReport]:
         """Join ``lobby`` for ``game`` and play ``games`` games; returns one report per game.
 
         ``on_result`` is called as each game ends. Setting ``stop`` ends the loop after the
-        current game (or at once while waiting for a table).
+        current game (or at once while waiting for a table). With ``leave_queue_on_stop=False``
+        a client waiting for a table keeps waiting when ``stop`` is set and plays the game it is
+        then seated at (the caller cancels it when no table can form any more): leaving the
+        queue at the moment the server seats it would leave a game it never saw start.
         """
         if self._ws is None:
-            await self._open()
+            await self._first_open()
         game_spec(game)  # an unknown game fails here, before the server is asked
         join = messages.join(
-            lobby, game, rules=rules, seats=seats, opponents=opponents, invite=invite
+            lobby,
+            game,
+            rules=rules,
+            seats=seats,
+            opponents=opponents,
+            invite=invite,
+            tournament=tournament,
         )
         self._join = join
+        self._stop = stop
+        self._own_fallback = self.fallback if self.fallback is not None else lobby != "ranked"
         reports: list[GameReport] = []
         task = asyncio.current_task()
         watcher = None
-        if stop is not None and task is not None:
+        if stop is not None and task is not None and leave_queue_on_stop:
             watcher = asyncio.ensure_future(self._stop_when_queued(stop, task))
         try:
             while len(reports) < games and not (stop is not None and stop.is_set()):
-                if self._seat is None:
+                if self._seat is None and not self._queued:
                     await self._send(join)
                     self._queued = True
                 report = await self._play_one(stop, task)
@@ -382,6 +529,8 @@ class Client:
             while True:
                 if stop is not None and stop.is_set() and self._seat is None:
                     return None
+                if self._settled:
+                    return self._settled.pop(0)
                 report = await self._handle(await self._receive())
                 if report is not None:
                     return report
@@ -410,6 +559,22 @@ class Client:
         elif kind == "game_start":
             self._on_game_start(message)
         elif kind == "game_end":
+            if (
+                seat is None
+                and self._queued
+                and self._join is not None
+                and (message.get("result") or {}).get("termination") == "aborted"
+                and message.get("game_id") not in self._ended
+            ):
+                # The server seated us and gave the game up (in a cluster, the process running
+                # it died) before its game_start reached us: the seat took us out of the
+                # lobby, so we join again.
+                log.warning(
+                    "%s: game %s was given up before it started", self.name, message.get("game_id")
+                )
+                self._ended.add(str(message.get("game_id")))
+                await self._send(self._join)
+                return None
             return self._on_game_end(message)
         elif kind == "cancel":
             task = self._decisions.pop(message.get("request_id"), None)
@@ -434,6 +599,16 @@ class Client:
         elif kind == "error":
             code = str(message.get("code", "error"))
             reason = str(message.get("reason", ""))
+            if code == "unknown_game" and self._resuming is not None:
+                # Our resume was refused: the game is gone (the server restarted, another
+                # process held it, or it just ended). Settle it and join the lobby again.
+                gone, self._resuming = self._resuming, None
+                if seat is not None and seat.game_id == gone:
+                    await self._lose_seat(seat, f"resume refused: {reason}")
+                elif seat is None and not self._queued and self._join is not None:
+                    await self._send(self._join)
+                    self._queued = True
+                return None
             if code in FATAL_ERRORS or (code in JOIN_ERRORS and self._queued and seat is None):
                 raise ServerError(code, reason)
             self.stats.server_errors += 1
@@ -454,6 +629,8 @@ class Client:
 
     def _on_game_start(self, message: dict[str, Any]) -> None:
         game_id = str(message["game_id"])
+        if self._resuming == game_id:
+            self._resuming = None
         if self._seat is not None and self._seat.game_id == game_id:
             return  # our seat, sent again after a resume: the agent already knows the game
         if self._seat is not None:
@@ -464,6 +641,8 @@ class Client:
         game = str(message["game"])
         info = GameInfo(game, rules, len(names), int(message["seat"]), names)
         self._seat = SeatState(game_id, info, GameCodec(game, rules, len(names)))
+        seed = message.get("bot_seed")
+        self._seat.bot_seed = seed if isinstance(seed, int) else None
         self._queued = False
         runner = self._runner_for(self._seat, new_game=True)
         runner.start(info)
@@ -483,8 +662,14 @@ class Client:
             if isinstance(fault, Mapping) and fault.get("seat", seat.info.seat) == seat.info.seat:
                 faults.append(f"server: {fault.get('reason', fault)}")
         self._seat = None
+        self._ended.add(seat.game_id)
         self.stats.games += 1
-        url = message.get("record_url")
+        return self._report(seat, result, faults, message)
+
+    def _report(
+        self, seat: SeatState, result: Result, faults: list[str], message: Mapping[str, Any]
+    ) -> GameReport:
+        url = message.get("record_url") or f"/api/games/{seat.game_id}/record"
         return GameReport(
             game_id=seat.game_id,
             game=seat.info.game,
@@ -494,7 +679,7 @@ class Client:
             result=result,
             faults=tuple(faults),
             decisions=seat.decisions,
-            record_url=str(url) if url else None,
+            record_url=str(url),
         )
 
     def _runner_for(self, seat: SeatState, *, new_game: bool = False) -> AgentRunner:
@@ -502,7 +687,11 @@ class Client:
         if self._runner is None or (new_game and not isinstance(source, Agent)):
             if self._runner is not None:
                 self._runner.close()
-            agent = source if isinstance(source, Agent) else source(seat.info)
+            seeded = getattr(source, "seeded", None)
+            if seat.bot_seed is not None and callable(seeded):
+                agent = seeded(seat.info, seat.bot_seed)
+            else:
+                agent = source if isinstance(source, Agent) else source(seat.info)
             self._runner = AgentRunner(agent, threaded=self.threaded)
         return self._runner
 
@@ -546,29 +735,54 @@ class Client:
         action: JSON = None
         request: Request | None = None
         observation: Any = None
+        report: dict[str, Any] | None = None
         try:
             request = seat.codec.request(raw_request)
             if getattr(runner.agent, "wants_observation", True):
                 observation = seat.codec.observation(message.get("observation"))
         except DecodeError as exc:
-            self._fault(seat, f"cannot decode request {request_id!r}: {exc}", request_id)
-        if request is not None:
+            text = f"cannot decode request {request_id!r}: {exc}"
+            self._fault(seat, text, request_id)
+            report = messages.fault(seat.game_id, request_id, "client_error", text)
+        if request is not None and report is None:
+            answer: Any = None
             try:
                 answer = await runner.act(observation, request, self._budget(message, received))
-                action = seat.codec.action_to_json(answer)
             except AgentLate as exc:
                 self.stats.late += 1
-                self._fault(seat, f"agent late on {request.kind} ({exc})", request_id)
-                action = self._fallback_action(seat, message, request)
+                if message.get("optional"):
+                    # An open auction's request may go unanswered: silence, not a fault.
+                    log.info("%s: no answer in time to optional %s", self.name, request.kind)
+                    return
+                text = f"late on {request.kind}: {exc}"
+                self._fault(seat, f"agent {text}", request_id)
+                report = messages.fault(seat.game_id, request_id, "late", text)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 self.stats.agent_errors += 1
-                reason = f"{type(exc).__name__}: {exc}"
-                self._fault(seat, f"agent failed on {request.kind}: {reason}", request_id)
-                action = self._fallback_action(seat, message, request)
-        else:
-            action = self._fallback_action(seat, message, None)
+                where = bot_frame(exc)
+                text = f"{type(exc).__name__}: {exc}"
+                if where is not None:
+                    text += f" (at {where['file']}:{where['line']} in {where['function']})"
+                self._fault(seat, f"agent failed on {request.kind}: {text}", request_id)
+                exception = {"type": type(exc).__name__, "message": str(exc)[:1000]}
+                exception.update(where or {})
+                report = messages.fault(seat.game_id, request_id, "raised", text, exception)
+            else:
+                try:
+                    action = seat.codec.action_to_json(answer)
+                except Exception as exc:
+                    self.stats.invalid += 1
+                    text = f"not an action for {request.kind}: {exc}"
+                    self._fault(seat, f"agent answered {text}", request_id)
+                    report = messages.fault(seat.game_id, request_id, "invalid_action", text)
+        if report is not None:
+            action = self._fallback_action(seat, message, request)
+            # Every fallback is reported: the server stores the fault of its kind, and answers
+            # at once with its own fallback when ours does not (``answered: false``).
+            report["answered"] = action is not None
+            await self._send(report)
         if action is None:
             return
         seat.answers[request_id] = action
@@ -589,7 +803,7 @@ class Client:
         ``None`` (send nothing) when fallbacks are off or the request is optional (an open
         auction may be left unanswered without a fault).
         """
-        if not self.fallback or message.get("optional"):
+        if not self._own_fallback or message.get("optional"):
             return None
         self.stats.fallbacks += 1
         choices = (message.get("request") or {}).get("choices")

@@ -16,7 +16,9 @@ that follow an action (the first request of a game and simultaneous requests are
 The server measures the same loop from its side (``GET /api/metrics``: an action frame read to
 the next request of that table handed to the socket): the report carries the server's figures
 for the samples taken during the run (:attr:`LoadReport.server`), which is the number the
-issue's target is about.
+issue's target is about, and the faults the server recorded at its tables during the run, by
+kind (:attr:`LoadReport.server_faults`): many of them (a seat that departs, an answer that came
+after the server gave up) are never seen by a client.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from urllib.parse import urlsplit
 
 from cardtable.client.blocking import agent_source
 from cardtable.client.client import Backoff, Client, ConnectionLost
-from cardtable.client.messages import ServerError
+from cardtable.client.messages import ServerError, http_base
 from cardtable.client.seat import GameReport
 
 #: Hosts a load test may target: it is a benchmark for this machine, never for someone else's.
@@ -92,6 +94,13 @@ class LoadReport:
     examples: list[str] = field(default_factory=list)
     #: The server's own ``GET /api/metrics`` over this run (``None``: not available).
     server_metrics: dict[str, Any] | None = None
+    #: Faults the server recorded during the run, by code (``None``: not available): every
+    #: timeout, disconnect, departure (``left``), invalid action... at its tables, including
+    #: those no client of ours noticed.
+    server_faults: dict[str, int] | None = None
+    #: ``error`` messages (refusals, ``taken_over``) and ``not_your_turn`` rejections the
+    #: server sent during the run, by code.
+    server_errors: dict[str, int] | None = None
 
     def count(self, kind: str, n: int = 1, example: str | None = None) -> None:
         if n:
@@ -101,7 +110,12 @@ class LoadReport:
 
     @property
     def total_errors(self) -> int:
-        return sum(self.errors.values())
+        """Client-side errors, plus the faults the server recorded and the errors it sent
+        (``not_your_turn`` is not one: an answer racing a cancel in an open auction)."""
+        server = sum((self.server_faults or {}).values()) + sum(
+            n for code, n in (self.server_errors or {}).items() if code != "not_your_turn"
+        )
+        return sum(self.errors.values()) + server
 
     def to_json(self) -> dict[str, Any]:
         minutes = self.window / 60 if self.window else float("nan")
@@ -135,6 +149,8 @@ class LoadReport:
             "client_cpu_seconds": round(self.cpu_seconds, 2),
             "errors": dict(self.errors),
             "error_examples": list(self.examples),
+            "server_faults": self.server_faults,
+            "server_errors": self.server_errors,
             "server_metrics": self.server_metrics,
         }
 
@@ -161,7 +177,20 @@ class LoadReport:
                 self._server_line(),
                 f"  errors: {errors}",
                 *(f"    {e}" for e in self.examples),
+                self._server_faults_line(),
             ]
+        )
+
+    def _server_faults_line(self) -> str:
+        if self.server_faults is None or self.server_errors is None:
+            return "  server-side faults: not available (GET /api/metrics failed)"
+
+        def listing(counts: dict[str, int]) -> str:
+            return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
+
+        return (
+            f"  server-side faults (recorded at the tables): {listing(self.server_faults)}; "
+            f"errors sent: {listing(self.server_errors)}"
         )
 
     def _server_line(self) -> str:
@@ -202,11 +231,14 @@ def fetch_metrics(base: str, query: str = "", timeout: float = 10.0) -> dict[str
     return data if isinstance(data, dict) else None
 
 
-def http_base(server: str) -> str:
-    """``http://host:port`` of a ``ws://host:port/ws`` URL."""
-    parts = urlsplit(server)
-    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
-    return f"{scheme}://{parts.netloc}"
+def counts_since(before: dict[str, Any], after: dict[str, Any], key: str) -> dict[str, int] | None:
+    """What a counter map of ``GET /api/metrics`` (``faults``, ``errors_sent``) grew by between
+    two reads, without zeros; ``None`` if the server does not report it."""
+    old, new = before.get(key), after.get(key)
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return None
+    grown = {str(k): int(v) - int(old.get(k, 0)) for k, v in new.items()}
+    return {k: n for k, n in sorted(grown.items()) if n > 0}
 
 
 def check_loopback(server: str) -> None:
@@ -246,6 +278,33 @@ async def register_bots(base: str, names: Sequence[str], parallel: int = 8) -> d
             return name, await asyncio.to_thread(register_bot, base, name)
 
     return dict(await asyncio.gather(*(one(n) for n in names)))
+
+
+async def _settle(
+    players: Sequence[asyncio.Future[None]],
+    clients: Sequence[Client],
+    grace: float,
+    quiet: float = 1.0,
+) -> set[asyncio.Future[None]]:
+    """Wait until the games under way have ended (at most ``grace`` s); the unfinished tasks.
+
+    A bot still waiting for a table stays in the queue after the stop (a bot that left it at the
+    moment the server seated it would leave a game it never saw: a ``left`` fault that is the
+    load test's own doing). Bots that finish a game do not join again, so once no bot has been
+    seated for ``quiet`` s no table can form any more, and the ones still waiting are let go.
+    """
+    deadline = time.perf_counter() + grace
+    pending = {p for p in players if not p.done()}
+    calm_since: float | None = None
+    while pending and time.perf_counter() < deadline:
+        _, pending = await asyncio.wait(pending, timeout=0.1)
+        if any(c.game_id is not None for c in clients):
+            calm_since = None
+        elif calm_since is None:
+            calm_since = time.perf_counter()
+        elif time.perf_counter() - calm_since >= quiet:
+            break
+    return set(pending)
 
 
 async def _watch_loop(lags: list[float], stop: asyncio.Event, every: float = 0.01) -> None:
@@ -337,7 +396,14 @@ async def run_load(
     async def play(client: Client) -> None:
         try:
             await client.play(
-                lobby, game, rules=rules, seats=seats, games=10**9, on_result=on_result, stop=stop
+                lobby,
+                game,
+                rules=rules,
+                seats=seats,
+                games=10**9,
+                on_result=on_result,
+                stop=stop,
+                leave_queue_on_stop=False,
             )
         except (ServerError, ConnectionLost, OSError) as exc:
             report.count(type(exc).__name__, example=f"{client.name}: {exc}")
@@ -359,8 +425,11 @@ async def run_load(
     await asyncio.sleep(duration)
     stop.set()
     say(f"stopping: letting the games under way finish (at most {grace:g} s) ...")
-    _, late = await asyncio.wait(players, timeout=grace) if players else (set(), set())
+    late = await _settle(players, clients, grace)
     report.window = time.perf_counter() - started
+    # the server's CPU is read at the stop: once the bots say goodbye its fallback plays the
+    # seats they leave, work that is not the run's decisions
+    at_stop = None if before is None else await asyncio.to_thread(fetch_metrics, http_base(server))
     report.unfinished = len({c.game_id for c in clients if c.game_id is not None})
     for task in late:
         task.cancel()
@@ -381,6 +450,9 @@ async def run_load(
         report.count("server_errors", s.server_errors, s.errors[0] if s.errors else None)
         report.count("reconnects", s.reconnects)
     report.count("faults_in_finished_games", faults)
+    # The clients said goodbye (a seat still in a game leaves it: a `left` fault at the server):
+    # give the server a moment to handle those frames before asking what it recorded.
+    await asyncio.sleep(0.5)
     if before is not None:
         since = int(before.get("decision_latency", {}).get("count", 0))
         bot_since = int(before.get("bot_think", {}).get("count", 0))
@@ -388,7 +460,10 @@ async def run_load(
             fetch_metrics, http_base(server), f"?since={since}&bot_since={bot_since}"
         )
         if after is not None:
-            cpu_before, cpu_after = before.get("cpu_seconds"), after.get("cpu_seconds")
+            report.server_faults = counts_since(before, after, "faults")
+            report.server_errors = counts_since(before, after, "errors_sent")
+            cpu_before = before.get("cpu_seconds")
+            cpu_after = (at_stop or after).get("cpu_seconds")
             if isinstance(cpu_before, int | float) and isinstance(cpu_after, int | float):
                 after["server_cpu_seconds"] = round(cpu_after - cpu_before, 2)
         report.server_metrics = after

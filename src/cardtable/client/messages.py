@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 #: The protocol version this client speaks.
 PROTOCOL_VERSION = 1
 
 #: The lobbies a client may join.
-LOBBIES = ("ranked", "practice", "private")
+LOBBIES = ("ranked", "practice", "private", "tournament")
 
 
 class ProtocolError(RuntimeError):
@@ -30,6 +31,13 @@ class ServerError(RuntimeError):
         super().__init__(f"{code}: {reason}")
         self.code = code
         self.reason = reason
+
+
+def http_base(server: str) -> str:
+    """``http://host:port`` of a ``ws://host:port/ws`` URL (the server's HTTP API)."""
+    parts = urlsplit(server)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    return f"{scheme}://{parts.netloc}"
 
 
 def encode(message: Mapping[str, Any]) -> str:
@@ -81,8 +89,10 @@ def join(
     seats: int | None = None,
     opponents: str | None = None,
     invite: str | None = None,
+    tournament: str | None = None,
 ) -> dict[str, Any]:
-    """Ask for a seat: ``rules`` is a preset name (``None``: the game's default)."""
+    """Ask for a seat: ``rules`` is a preset name (``None``: the game's default); the
+    ``tournament`` lobby takes the tournament's id."""
     if lobby not in LOBBIES:
         raise ValueError(f"unknown lobby {lobby!r} (known: {', '.join(LOBBIES)})")
     message: dict[str, Any] = {"type": "join", "lobby": lobby, "game": game}
@@ -94,6 +104,8 @@ def join(
         message["opponents"] = opponents
     if invite is not None:
         message["invite"] = invite
+    if tournament is not None:
+        message["tournament"] = tournament
     return message
 
 
@@ -115,3 +127,25 @@ def resume(game_id: str | None = None, since: int | None = None) -> dict[str, An
 def leave() -> dict[str, Any]:
     """Leave the queue (or the table, between games)."""
     return {"type": "leave"}
+
+
+def fault(
+    game_id: str,
+    request_id: Any,
+    kind: str,
+    reason: str,
+    exception: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Report a decision the bot failed (``kind``: ``raised``, ``invalid_action``, ``late``,
+    ``client_error``); the caller sets ``answered`` (whether its own fallback's action follows).
+    """
+    message: dict[str, Any] = {
+        "type": "fault",
+        "game_id": game_id,
+        "request_id": request_id,
+        "kind": kind,
+        "reason": reason[:1000],
+    }
+    if exception is not None:
+        message["exception"] = dict(exception)
+    return message

@@ -96,6 +96,9 @@ class SeatState:
     faulted: set[Any] = field(default_factory=set)
     #: The last answers sent, by request id, to resend after a reconnect.
     answers: dict[Any, JSON] = field(default_factory=dict)
+    #: A tournament's seed for this seat's bot (``game_start.bot_seed``): a named bot is built
+    #: with it, as the arena seeds the same seat of the same deal (docs/competitions.md).
+    bot_seed: int | None = None
 
     def take_event(self, index: int | None) -> bool:
         """Whether the event with ``index`` is new to the agent (a resumed seat may replay some)."""
@@ -132,8 +135,11 @@ class GameReport:
 
     @property
     def place(self) -> int:
-        """Our place, 0 for first (shared places are equal)."""
-        return self.result.places[self.seat]
+        """Our place, 1 for first (shared places are equal), as every page and command counts.
+
+        ``result.places`` holds the wire's indices, 0 for first.
+        """
+        return self.result.places[self.seat] + 1
 
     @property
     def score(self) -> float:
@@ -142,9 +148,14 @@ class GameReport:
     def summary(self) -> str:
         """One line for people: ``game 12 kuhhandel seat 2: place 1/4, score 830, 0 faults``."""
         seats = len(self.result.places)
+        if not seats:  # a game the server gave up (its process died): no places, no scores
+            return (
+                f"game {self.game_id} {self.game} seat {self.seat}: "
+                f"{self.result.termination.value} without a result ({self.result.reason})"
+            )
         score = f"{self.score:g}"
         return (
-            f"game {self.game_id} {self.game} seat {self.seat}: place {self.place + 1}/{seats}, "
+            f"game {self.game_id} {self.game} seat {self.seat}: place {self.place}/{seats}, "
             f"score {score}, {len(self.faults)} fault{'s' if len(self.faults) != 1 else ''}"
             f" ({self.result.termination.value})"
         )

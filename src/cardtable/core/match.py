@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import sysconfig
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cardtable.core.contract import ActionError, Agent, Event, Game, GameInfo, Request, Result
@@ -25,6 +29,30 @@ class MatchLog:
     """What happened besides the game itself: faults per seat."""
 
     faults: list[Fault] = field(default_factory=list)
+
+
+def raised_reason(exc: BaseException) -> str:
+    """``"TypeName: message (at path.py:LINE in function)"`` for an exception an agent raised.
+
+    The place is the innermost frame outside cardtable itself and the standard library: the
+    bot's own line (none is given when every frame is cardtable's). Paths under the working
+    directory are relative.
+    """
+    text = str(exc)
+    reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    ours = (str(Path(__file__).resolve().parents[1]), sysconfig.get_paths()["stdlib"])
+    mine = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not str(Path(f.filename).resolve()).startswith(ours)
+    ]
+    if not mine:
+        return reason
+    frame = mine[-1]
+    path = Path(frame.filename)
+    with contextlib.suppress(ValueError):
+        path = path.resolve().relative_to(Path.cwd())
+    return f"{reason} (at {path}:{frame.lineno} in {frame.name})"
 
 
 def start_agents(game: Game, agents: Sequence[Agent], names: Sequence[str] = ()) -> None:
@@ -128,9 +156,7 @@ def _play_watched(
                 action = agent.act(obs, request) if guard is None else guard(agent, obs, request)
                 game.apply(seat, action)
             except Exception as exc:  # any failure of the agent is a fault, never a crash
-                reason = (
-                    exc.reason if isinstance(exc, ActionError) else f"{type(exc).__name__}: {exc}"
-                )
+                reason = exc.reason if isinstance(exc, ActionError) else raised_reason(exc)
                 if log is not None:
                     log.faults.append(Fault(seat, request.kind, reason, type(exc).__name__))
                 backup = fallback(seat)

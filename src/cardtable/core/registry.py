@@ -10,8 +10,9 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from cardtable.core.contract import Agent, Event, Game
@@ -24,6 +25,14 @@ GAME_MODULES: dict[str, str] = {
 
 #: A bot factory takes a seed (for the bot's own random choices) and keyword options.
 BotFactory = Callable[..., Agent]
+
+#: Built-in bots that live above the game engines (an engine imports only the standard library
+#: and nothing of these): game -> bot name -> (``"module:factory"``, the extra that brings what
+#: the module needs). :func:`game_spec` adds them to the game's ``bots``; the module is imported
+#: when the bot is first built or asked about (:class:`OutsideBot`).
+OUTSIDE_BOTS: dict[str, dict[str, tuple[str, str]]] = {
+    "kuhhandel": {"learned": ("cardtable.rl.learned:LearnedBot", "rl")},
+}
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,12 @@ class GameSpec:
     seat_range: Callable[[Any], tuple[int, int]]
     describe_event: Callable[[Event, tuple[str, ...]], str]
     bots: Mapping[str, BotFactory] = field(default_factory=dict)
+    #: A module on the engine's hot path: whether it was loaded compiled tells the game's build
+    #: (``[tool.cardtable.compile]`` in pyproject.toml; ``core.compiled.engine_build``).
+    engine: ModuleType | None = None
+    #: Plain-words lines for a seat's observation (``observation, rules JSON, names``): what
+    #: ``cardtable replay --at`` prints. ``None``: the observation is printed as JSON.
+    describe_view: Callable[[Any, Mapping[str, Any], tuple[str, ...]], list[str]] | None = None
 
     def rules_name(self, rules: Any) -> str:
         """The preset name of ``rules``, or its own ``name``, or ``"custom"``."""
@@ -45,6 +60,37 @@ class GameSpec:
             if preset == rules:
                 return name
         return str(getattr(rules, "name", "custom"))
+
+    def rules_label(self, rules: Any) -> str:
+        """The one name people see for ``rules``, on every page and in the terminal.
+
+        A preset is called by its preset name (three rounds of Cunegonda are ``short``). Any
+        other rule set is named after the nearest preset (the one it was made from, else the one
+        with the fewest differences) and what differs, in words: ``classic (open auction)``.
+        """
+        for name, preset in self.presets.items():
+            if preset == rules:
+                return name
+        to_json = getattr(rules, "to_json", None)
+        if to_json is None or not self.presets:
+            return str(getattr(rules, "name", "custom"))
+        mine: dict[str, Any] = to_json()
+        own_name = mine.get("name")
+        best: tuple[tuple[bool, int, bool], str, list[str]] | None = None
+        for name, preset in self.presets.items():
+            theirs: dict[str, Any] = preset.to_json()
+            diff = [k for k in mine if k != "name" and mine[k] != theirs.get(k)]
+            rank = (own_name != name, len(diff), name != self.default_rules)
+            if best is None or rank < best[0]:
+                best = (rank, name, diff)
+        assert best is not None
+        _, name, diff = best
+        words = [_difference_words(key, mine[key]) for key in diff]
+        if not words:
+            return name
+        if len(words) > 3:
+            words = [*words[:3], f"{len(words) - 3} more changes"]
+        return f"{name} ({', '.join(words)})"
 
     def resolve_rules(self, rules: str | Mapping[str, Any] | None) -> Any:
         """A preset name, a rule set as JSON, or ``None`` for the default preset."""
@@ -61,17 +107,96 @@ class GameSpec:
         return self.rules_from_json(rules)
 
 
+def _difference_words(key: str, value: Any) -> str:
+    """One changed rule in words: ``auction_style=open`` -> ``open auction``, ``rounds=5`` ->
+    ``5 rounds``, ``rats=0`` -> ``0 rats``, ``duel=False`` -> ``no duel``."""
+    words = key.replace("_", " ")
+    if isinstance(value, bool):
+        return words if value else f"no {words}"
+    if isinstance(value, str):
+        if key.endswith("_style"):
+            return f"{value.replace('_', ' ')} {key[: -len('_style')].replace('_', ' ')}"
+        return f"{words}: {value.replace('_', ' ')}"
+    if isinstance(value, int | float) and "_" not in key:
+        return f"{value} {words[:-1] if value == 1 and words.endswith('s') else words}"
+    if value is None:
+        return f"no {words}"
+    if isinstance(value, int | float):
+        return f"{words} {value}"
+    return f"own {words}"
+
+
 def game_names() -> list[str]:
     return sorted(GAME_MODULES)
 
 
+class OutsideBot:
+    """The factory of a bot of :data:`OUTSIDE_BOTS`: its module is imported on first use, and a
+    module that cannot be imported (numpy missing for ``learned``) gives a :class:`ValueError`
+    that says what to install."""
+
+    def __init__(self, name: str, target: str, extra: str) -> None:
+        self.name = name
+        self.target = target
+        self.extra = extra
+
+    def factory(self) -> Any:
+        module_name, _, attr = self.target.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            missing = exc.name or module_name
+            raise ValueError(
+                f"the {self.name} bot needs {missing}: pip install {missing} "
+                f"(or cardtable[{self.extra}])"
+            ) from None
+        return getattr(module, attr)
+
+    def __call__(self, seed: int = 0, **options: Any) -> Agent:
+        bot: Agent = self.factory()(seed=seed, **options)
+        return bot
+
+    def refusal(self, rules: Any, seats: int) -> str | None:
+        """Why the bot cannot play a table of ``rules`` and ``seats`` (``None``: it can): the
+        factory's own ``refusal(rules, seats)`` if it has one."""
+        try:
+            check = getattr(self.factory(), "refusal", None)
+        except ValueError as exc:
+            return str(exc)
+        return None if check is None else check(rules, seats)
+
+
+def bot_refusal(spec: GameSpec, name: str, rules: Any, seats: int) -> str | None:
+    """Why the built-in bot ``name`` cannot play a table of ``rules`` and ``seats``, in words, or
+    ``None`` when it can. The engines' own bots play every table; a factory with a
+    ``refusal(rules, seats)`` (such as ``learned``'s, whose weights fit some tables only) says
+    where it cannot."""
+    factory = spec.bots.get(name)
+    if factory is None:
+        return f"no built-in bot {name!r} for {spec.name} (known: {', '.join(spec.bots)})"
+    check = getattr(factory, "refusal", None)
+    return None if check is None else check(rules, seats)
+
+
+_SPECS: dict[str, GameSpec] = {}
+
+
 def game_spec(name: str) -> GameSpec:
+    """The game's ``SPEC``, its ``bots`` with those of :data:`OUTSIDE_BOTS` added."""
+    spec = _SPECS.get(name)
+    if spec is not None:
+        return spec
     try:
         module = GAME_MODULES[name]
     except KeyError:
         raise ValueError(f"unknown game {name!r} (known: {', '.join(game_names())})") from None
     spec = importlib.import_module(module).SPEC
     assert isinstance(spec, GameSpec)
+    outside = OUTSIDE_BOTS.get(name, {})
+    if outside:
+        bots = {bot: OutsideBot(bot, *where) for bot, where in outside.items()}
+        spec = replace(spec, bots={**spec.bots, **bots})
+    _SPECS[name] = spec
     return spec
 
 

@@ -8,6 +8,7 @@ Every message has a JSON schema (:data:`CLIENT_SCHEMAS`, :data:`SERVER_SCHEMAS`,
 from cardtable.protocol.messages import (
     CLIENT_SCHEMAS,
     ERROR_CODES,
+    FAULT_KINDS,
     LOBBIES,
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
@@ -23,6 +24,7 @@ from cardtable.protocol.schema import SchemaError, validate
 __all__ = [
     "CLIENT_SCHEMAS",
     "ERROR_CODES",
+    "FAULT_KINDS",
     "LOBBIES",
     "MAX_FRAME_BYTES",
     "PROTOCOL_VERSION",

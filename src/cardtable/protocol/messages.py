@@ -19,16 +19,22 @@ except ImportError:  # pragma: no cover - depends on the installation
     _orjson = None  # type: ignore[assignment]
 
 PROTOCOL_VERSION = 1
+#: What checks frames against the schemas (``cardtable bench --frames`` reports it).
+VALIDATOR = "jsonschema (Draft 2020-12, one validator per schema, built once)"
 #: Frames larger than this (in UTF-8 bytes) are refused with ``too_large``.
 MAX_FRAME_BYTES = 64 * 1024
-LOBBIES = ("ranked", "practice", "private")
+LOBBIES = ("ranked", "practice", "private", "tournament")
 
 #: Every ``error``/``rejected`` code and what it means (also in docs/protocol.md).
 ERROR_CODES: dict[str, str] = {
     "bad_json": "the frame is not a JSON object",
     "bad_message": "the message does not match its schema, or its type is unknown",
     "unsupported_protocol": "the hello names a protocol version this server does not speak",
-    "bad_token": "unknown bot name or wrong token",
+    "bad_token": "unknown bot name or wrong token, or a person's hello without a valid session "
+    "cookie (or from another site's page)",
+    "throttled": "too many wrong tokens from this address; the reason says when to retry",
+    "bad_name": "a guest name with control or invisible characters, or a bot's name (or one "
+    "that looks like it)",
     "too_large": "the frame exceeds the size limit",
     "flood": "too many messages too fast; the connection is closed",
     "not_hello": "the first message must be a hello",
@@ -40,13 +46,21 @@ ERROR_CODES: dict[str, str] = {
     "unknown_game": "no such game, rule set or bot",
     "bad_join": "the join cannot be served (wrong lobby for this identity, full table...)",
     "unknown_invite": "no open private table has this invite code",
+    "tournament_over": "the tournament is finished or cancelled: no more games to join",
     "busy": "this connection is already queued or seated",
     "replaced": "the same identity connected again; this connection is closed",
     "shutdown": "the server is shutting down",
     "disconnect": "the client disconnected or was not connected when asked (a fault)",
     "left": "the client left a running game; the fallback plays its seat",
     "taken_over": "after repeated faults the fallback bot plays the rest of this game for you",
+    "raised": "the bot raised an exception on this decision (reported by its client)",
+    "late": "the bot missed its client's time limit for this decision (reported by its client)",
+    "client_error": "the client library could not handle this request (reported by the client)",
 }
+
+#: The kinds of a ``fault`` report: what went wrong on the client's side of one decision. Each
+#: is stored as a fault with this code (``invalid_action``: the bot's answer is no action).
+FAULT_KINDS = ("raised", "invalid_action", "late", "client_error")
 
 _NAME = {"type": "string", "minLength": 1, "maxLength": 32}
 _GAME_ID = {"type": "string", "minLength": 1, "maxLength": 64}
@@ -56,6 +70,26 @@ _RULES = {
 }
 _MESSAGE_ID = {"type": "string", "minLength": 1, "maxLength": 64}
 _OBJECT: dict[str, Any] = {"type": "object"}
+PACES = ("normal", "fast", "instant")
+_RATED = {
+    "type": "boolean",
+    "description": "practice and private tables: rate the game (openskill, per game and rule "
+    "set) for every seat with an identity (people with an account, bots, house bots); guests "
+    "cannot sit at a rated table. Default false",
+}
+_PACE = {
+    "enum": list(PACES),
+    "description": "the tempo of the moves a person did not make: normal (a bot's move 0.6-1 s "
+    "after the one before, a finished trick stays 1.2 s, open-auction bids 0.8-3 s), fast (a "
+    "third of that) or instant. Default: normal when a person is seated, else instant; ranked "
+    "tables are always instant",
+}
+_SPECTATOR_DELAY = {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 600000,
+    "description": "spectators get every event and view this many ms later (default 0)",
+}
 
 
 def _message(
@@ -85,7 +119,8 @@ def _message(
 CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "hello": _message(
         "hello",
-        "First message. A bot names itself and its token; a person names a guest display name; "
+        "First message. A bot names itself and its token; a person signed in says person: true "
+        "(its session cookie names it); a guest names a display name; "
         "a spectator names the game to watch. A guest may send the resume token from its welcome. "
         "Two options (off unless true): events_in_request, push_observations.",
         {
@@ -93,6 +128,11 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
             "bot": _NAME,
             "token": {"type": "string", "minLength": 1, "maxLength": 200},
             "guest": {"type": "string", "minLength": 1, "maxLength": 32},
+            "person": {
+                "const": True,
+                "description": "a person with an account: the identity is the session cookie "
+                "sent with the WebSocket handshake (POST /api/account/signin sets it)",
+            },
             "spectate": _GAME_ID,
             "events_in_request": {
                 "type": "boolean",
@@ -110,14 +150,17 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
         variants=[
             {"required": ["bot", "token"]},
             {"required": ["guest"]},
+            {"required": ["person"]},
             {"required": ["spectate"]},
         ],
     ),
     "join": _message(
         "join",
         "Ask for a game. ranked: matched by rating (bots only). practice: against house bots "
-        "(opponents = a house bot name or one per seat), unrated. private: create a table "
-        "(create) or join one (invite).",
+        "(opponents = a house bot name or one per seat), unrated unless rated: true. private: "
+        "create a table (create) or join one (invite), or play a game that just ended again "
+        "with the same seats and rules (again: its game_id). tournament: wait for the next "
+        "game of a tournament (tournament = its id); join again after each game.",
         {
             "lobby": {"enum": list(LOBBIES)},
             "game": {"type": "string", "minLength": 1, "maxLength": 32},
@@ -130,6 +173,21 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
                 ]
             },
             "invite": {"type": "string", "minLength": 1, "maxLength": 32},
+            "again": {
+                **_GAME_ID,
+                "description": "private: play this game (which just ended, and where you held "
+                "a seat) again with the same seats and rules; each person confirms by sending "
+                "the same join, house bots are seated again at once",
+            },
+            "rated": _RATED,
+            "tournament": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 16,
+                "description": "tournament lobby: the tournament's id (docs/competitions.md)",
+            },
+            "pace": _PACE,
+            "spectator_delay_ms": _SPECTATOR_DELAY,
             "create": {
                 "type": "object",
                 "properties": {
@@ -153,6 +211,9 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
                         "description": "show the table in the lobby (GET /api/tables) so anyone "
                         "may take an open seat (default false: invite code only)",
                     },
+                    "pace": _PACE,
+                    "spectator_delay_ms": _SPECTATOR_DELAY,
+                    "rated": _RATED,
                 },
             },
         },
@@ -163,6 +224,43 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "Answer an open request with an action (the game's JSON encoding).",
         {"game_id": _GAME_ID, "request_id": _MESSAGE_ID, "action": {}},
         ["game_id", "request_id", "action"],
+    ),
+    "fault": _message(
+        "fault",
+        "Report a decision your bot failed: it raised (`raised`, with the exception and the "
+        "bot's own frame), answered with something that is no action (`invalid_action`), was "
+        "too late for your own time limit (`late`), or the client library could not handle the "
+        "request (`client_error`). The server stores it as a fault of that kind. `answered: "
+        "true`: an action from your own fallback follows for this request; otherwise (the "
+        "default) none follows and the server's fallback answers now, without waiting for the "
+        "deadline. Send it before that action. A report for a request that is not open for "
+        "you gets `rejected` with `not_your_turn` and changes nothing.",
+        {
+            "game_id": _GAME_ID,
+            "request_id": _MESSAGE_ID,
+            "kind": {"enum": list(FAULT_KINDS)},
+            "reason": {"type": "string", "maxLength": 1000},
+            "exception": {
+                "type": "object",
+                "description": "for `raised`: the exception and the innermost frame of the "
+                "bot's own code",
+                "properties": {
+                    "type": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "message": {"type": "string", "maxLength": 1000},
+                    "file": {"type": "string", "maxLength": 500},
+                    "line": {"type": "integer", "minimum": 0},
+                    "function": {"type": "string", "maxLength": 200},
+                },
+                "required": ["type"],
+                "additionalProperties": False,
+            },
+            "answered": {
+                "type": "boolean",
+                "description": "true: your client's fallback answers this request (its action "
+                "follows); false (default): the server's fallback answers it now",
+            },
+        },
+        ["game_id", "request_id", "kind"],
     ),
     "resume": _message(
         "resume",
@@ -221,7 +319,7 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "object",
                 "properties": {
                     "name": {"type": "string"},
-                    "kind": {"enum": ["bot", "guest", "spectator"]},
+                    "kind": {"enum": ["bot", "person", "guest", "spectator"]},
                     "resume_token": {"type": "string"},
                 },
                 "required": ["name", "kind"],
@@ -239,6 +337,7 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
             "rules": {"type": "string"},
             "queued": {"type": "integer", "minimum": 0},
             "fill_after_ms": {"type": "integer", "minimum": 0},
+            "tournament": {"type": "string"},
         },
         ["lobby", "game", "rules", "queued"],
     ),
@@ -252,6 +351,13 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
             "seats": {"type": "integer"},
             "players": {"type": "array", "items": {"type": "string"}},
             "open_seats": {"type": "integer", "minimum": 0},
+            "pace": {"enum": list(PACES)},
+            "spectator_delay_ms": {"type": "integer", "minimum": 0},
+            "rated": {"type": "boolean", "description": "the game will be rated"},
+            "again": {
+                "type": "string",
+                "description": "this table plays that game again; it waits for its players",
+            },
         },
         ["invite", "game", "rules", "seats", "players", "open_seats"],
     ),
@@ -266,8 +372,30 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
             "seat": {"type": ["integer", "null"]},
             "seats": {"type": "integer"},
             "names": {"type": "array", "items": {"type": "string"}},
+            "pages": {
+                "type": "array",
+                "items": {"type": ["string", "null"]},
+                "description": "per seat, the path of the page of its name: /players/NAME (a "
+                "person with an account), /bots/NAME (a stored bot); null for a guest",
+            },
             "lobby": {"enum": list(LOBBIES)},
             "rated": {"type": "boolean"},
+            "pace": {
+                "enum": list(PACES),
+                "description": "the table's pace (see join); the server emits the moves of the "
+                "other seats at this tempo",
+            },
+            "spectator_delay_ms": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "spectators get everything this many ms later",
+            },
+            "bot_seed": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "tournament games: the seed the arena gives this seat's bot in "
+                "this deal; the client library builds a named bot with it",
+            },
         },
         ["game_id", "game", "rules", "seat", "seats", "names"],
     ),
@@ -337,19 +465,26 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
     ),
     "game_end": _message(
         "game_end",
-        "The game is over. The full record is at record_url (HTTP GET).",
+        "The game is over. The full record is at record_url (HTTP GET). `observation` is the "
+        "seat's view after the last action (spectators: the public view), the board of the "
+        "result; clients that asked for push_observations also got it as an observation first.",
         {
             "game_id": {"type": "string"},
             "result": _RESULT,
             "record_url": {"type": "string"},
             "rated": {"type": "boolean"},
+            "observation": {
+                "description": "the final view of this seat (spectators: the public view); "
+                "null only if an aborted game could not be observed",
+            },
         },
         ["game_id", "result", "record_url"],
     ),
     "error": _message(
         "error",
         "Something was refused. Fatal codes (bad_json after hello is not fatal; bad_token, "
-        "unsupported_protocol, too_large, flood, suspended, replaced are) close the connection.",
+        "throttled, bad_name, unsupported_protocol, too_large, flood, suspended, replaced, and "
+        "not_hello before hello, are) close the connection.",
         {"code": {"enum": list(ERROR_CODES)}, "reason": {"type": "string"}},
         ["code", "reason"],
     ),
@@ -381,6 +516,8 @@ def parse_client_message(text: str | bytes) -> dict[str, Any]:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError("bad_json", f"not JSON: {exc}") from None
+    except RecursionError:  # '[' x 30,000 fits in a frame; the decoder recurses per level
+        raise ProtocolError("bad_json", "not JSON this server reads: nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a message must be a JSON object")
     kind = data.get("type")

@@ -2,31 +2,47 @@
 pettingzoo).
 
 - :func:`kuhhandel_env`, :func:`cunegonda_env`: PettingZoo AEC environments (:mod:`.aec`);
-- :class:`SingleSeatEnv`: a Gymnasium environment for one seat, the others played by built-in bots;
+- :class:`SingleSeatEnv`: a Gymnasium environment for one seat, the others played by bots;
 - :class:`PolicyAgent`: a trained policy as a cardtable agent (arena, server, ``cardtable bot``);
 - :func:`make_codec`: the action space and observation encoding on their own.
 
-See ``docs/rl.md``.
+The names are imported on first use, so that the codecs and :class:`PolicyAgent` (what the
+``learned`` bot runs on) need numpy only, not gymnasium or pettingzoo. Importing this package
+registers the Gymnasium ids ``cardtable/Kuhhandel-v0`` and ``cardtable/Cunegonda-v0`` when
+gymnasium is installed (:mod:`.registration`). See ``docs/rl.md``.
 """
 
 from __future__ import annotations
 
-from cardtable.rl.aec import CardtableEnv, cunegonda_env, kuhhandel_env
-from cardtable.rl.codec import Codec
-from cardtable.rl.policy import PolicyAgent
-from cardtable.rl.rewards import SCHEMES, final_rewards
-from cardtable.rl.single import SingleSeatEnv
-from cardtable.rl.table import Table, make_codec
+from importlib import import_module
+from typing import Any
 
-__all__ = [
-    "SCHEMES",
-    "CardtableEnv",
-    "Codec",
-    "PolicyAgent",
-    "SingleSeatEnv",
-    "Table",
-    "cunegonda_env",
-    "final_rewards",
-    "kuhhandel_env",
-    "make_codec",
-]
+_WHERE = {
+    "SCHEMES": "cardtable.rl.rewards",
+    "final_rewards": "cardtable.rl.rewards",
+    "CardtableEnv": "cardtable.rl.aec",
+    "cunegonda_env": "cardtable.rl.aec",
+    "kuhhandel_env": "cardtable.rl.aec",
+    "Codec": "cardtable.rl.codec",
+    "PolicyAgent": "cardtable.rl.policy",
+    "SingleSeatEnv": "cardtable.rl.single",
+    "Table": "cardtable.rl.table",
+    "make_codec": "cardtable.rl.table",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'cardtable.rl' has no attribute {name!r}")
+    return getattr(import_module(where), name)
+
+
+try:  # gym.make("cardtable/Kuhhandel-v0", ...) after `import cardtable.rl`
+    import gymnasium as _gymnasium  # noqa: F401
+except ImportError:  # the codecs and PolicyAgent need numpy only
+    pass
+else:
+    from cardtable.rl import registration as _registration  # noqa: F401

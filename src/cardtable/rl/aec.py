@@ -11,8 +11,7 @@ Agents are ``seat_0`` … ``seat_{n-1}`` (the engine's seats). ``agent_selection
 the engine asks (see :mod:`cardtable.rl.table` for simultaneous requests); a compound answer
 (a payment, an offer, a Cunegonda pass, a bid beyond the first menu) takes several steps of the
 same agent. Observations are ``{"observation": float32 vector, "action_mask": int8 mask}`` built
-from the seat's own engine observation only, both read-only (copy one to change it; a vector
-never changes while anything holds it, see :class:`cardtable.rl.table.Table`); the action
+from the seat's own engine observation only, each a fresh array the caller owns; the action
 space is ``Discrete`` and documented in :mod:`cardtable.rl.kuhhandel` and
 :mod:`cardtable.rl.cunegonda`. Rewards are 0 until the game
 ends, then :func:`cardtable.rl.rewards.final_rewards` for every seat at once. A game ended by a
@@ -21,6 +20,17 @@ then carry the engine's result. ``reset(seed=s)`` plays the engine game with see
 ``env.game.record()`` replays on the server's engine); ``reset()`` without a seed draws the next
 seed from the last one given. ``render()`` returns the new events in words (``render_mode``
 ``"ansi"``; ``"human"`` prints them).
+
+``illegal_action`` says what an index the mask does not allow does: ``"raise"`` (the default)
+raises :class:`ValueError`; ``"penalize"`` ends the game at once, the agent that chose it gets
+``illegal_reward`` (default -1), every other 0, and every ``info["illegal"]`` names that agent
+(as PettingZoo's ``TerminateIllegalWrapper``); ``"first_legal"`` plays the first allowed index.
+
+PettingZoo's ``api_test`` passes, with two warnings it gives every environment whose observation
+is a dict (as PettingZoo's own classic games with action masks): "Observation space for each
+agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete" and "Observation
+is not a NumPy array". The dict ``{"observation", "action_mask"}`` is the convention PettingZoo
+documents for masked actions, so they stay (``tests/rl/test_pettingzoo_api.py``).
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ from cardtable.rl.rewards import DEFAULT_SCALE, SCHEMES, final_rewards
 from cardtable.rl.table import Table
 
 RENDER_MODES = ["ansi", "human"]
+ILLEGAL_ACTIONS = ("raise", "penalize", "first_legal")
 
 
 def observation_space(n_obs: int, n_actions: int) -> spaces.Dict:
@@ -70,14 +81,20 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         reward_scale: float | None = None,
         overbid: bool = False,
         render_mode: str | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
     ) -> None:
         super().__init__()
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
         if reward not in SCHEMES:
             raise ValueError(f"unknown reward scheme {reward!r} (known: {', '.join(SCHEMES)})")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES}")
         self.table = Table(game, rules, seats, overbid=overbid)
-        self.codec = self.table.codec
+        codec = self.table.codec
         self.reward_scheme = reward
         self.reward_scale = reward_scale or DEFAULT_SCALE.get(game, 1.0)
         self.render_mode = render_mode
@@ -87,15 +104,20 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         n = self.table.seats
         self.possible_agents = [f"seat_{i}" for i in range(n)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        space = observation_space(self.codec.obs_size, self.codec.n_actions)
+        space = observation_space(codec.obs_size, codec.n_actions)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces: dict[str, spaces.Space[Any]] = {
-            a: spaces.Discrete(self.codec.n_actions) for a in self.possible_agents
+            a: spaces.Discrete(codec.n_actions) for a in self.possible_agents
         }
         self._seeds = random.Random()
         self._rendered = 0
         self._over = False
         self.agents: list[str] = []
+
+    @property
+    def codec(self) -> Any:
+        """The action space and observation encoding (:mod:`cardtable.rl.codec`)."""
+        return self.table.codec
 
     @property
     def game(self) -> Game:
@@ -126,7 +148,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._over = False  # until the game ends every agent is live and every reward 0
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return self.table.encode(self._index[agent])
+        return _owned(self.table.encode(self._index[agent]))
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # AECEnv.last, without the extra call through observe(): it runs on every step.
@@ -134,15 +156,10 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         if not self._over:  # the game goes on: the agent is the seat choosing, no reward yet
             if not observe:
                 return None, 0.0, False, False, self.infos[agent]
-            t: Any = self.table  # a request is open: the seat choosing has one, and its draft
-            choosing = t.choosing
-            if choosing is not None:  # no observation, nothing to decide
-                obs = choosing(t.game, t.seat, t.request, t.draft)
-            else:
-                obs = t.encode(t.seat)
-            return obs, 0.0, False, False, self.infos[agent]
+            obs = self.table.encode(self.table.seat)
+            return _owned(obs), 0.0, False, False, self.infos[agent]
         return (
-            self.table.encode(self._index[agent]) if observe else None,
+            self.observe(agent) if observe else None,
             self._cumulative_rewards[agent],
             self.terminations[agent],
             self.truncations[agent],
@@ -158,8 +175,8 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             yield self.agent_selection
 
     def action_mask(self) -> np.ndarray:
-        """The mask of the agent choosing now (the same as in its observation)."""
-        return self.table.mask()
+        """The mask of the agent choosing now (the same as in its observation), a fresh array."""
+        return np.array(self.table.mask(), dtype=np.int8)
 
     def step(self, action: Any) -> None:
         if self._over:
@@ -170,6 +187,11 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             self._cumulative_rewards[agent] = 0.0
         # While the game goes on every cumulative reward is 0 already: nothing to reset.
         table = self.table
+        if self.illegal_action != "raise" and not _allowed(table.mask(), action):
+            if self.illegal_action == "penalize":
+                self._penalize()
+                return
+            action = int(np.flatnonzero(table.mask())[0])
         table.step(action)
         seat = table.seat
         if seat >= 0:
@@ -178,6 +200,18 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             self._finish()
         if self._human:
             self.render()
+
+    def _penalize(self) -> None:
+        """The agent choosing chose an index its mask does not allow: the game ends here."""
+        self._over = True
+        culprit = self.agent_selection
+        for agent in self.possible_agents:
+            self.rewards[agent] = self.illegal_reward if agent == culprit else 0.0
+            self.terminations[agent] = True
+            self.truncations[agent] = False
+            self.infos[agent] = {"illegal": culprit, "termination": "illegal"}
+        self.table.seat, self.table.request, self.table.draft = -1, None, None
+        self._accumulate_rewards()
 
     def _finish(self) -> None:
         self._over = True
@@ -215,10 +249,27 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         pass
 
 
+def _owned(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The observation as fresh arrays the caller owns (the codec's may be shared)."""
+    return {
+        "observation": np.array(obs["observation"], dtype=np.float32),
+        "action_mask": np.array(obs["action_mask"], dtype=np.int8),
+    }
+
+
+def _allowed(mask: np.ndarray, action: Any) -> bool:
+    try:
+        index = int(action)
+    except (TypeError, ValueError):
+        return False
+    return bool(np.ndim(action) == 0 and index == action and 0 <= index < len(mask) and mask[index])
+
+
 def kuhhandel_env(rules: Any = "classic", seats: int | None = None, **options: Any) -> CardtableEnv:
     """Kuhhandel under a preset (``classic``, ``competition``, ``master``, ``master-duel``), a rule
     set as JSON or a :class:`~cardtable.games.kuhhandel.RuleSet`; ``seats`` defaults to 4 (2 for
-    the duel). Options: ``reward``, ``reward_scale``, ``overbid``, ``render_mode``."""
+    the duel). Options: ``reward``, ``reward_scale``, ``overbid``, ``render_mode``,
+    ``illegal_action``, ``illegal_reward``."""
     return CardtableEnv("kuhhandel", rules, seats, **options)
 
 

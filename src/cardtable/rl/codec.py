@@ -136,9 +136,6 @@ class Codec(ABC):
     blind_kinds: ClassVar[frozenset[str]] = frozenset()
     #: Whether :meth:`follow` can give vectors (else the table never asks).
     follows: ClassVar[bool] = False
-    #: Whether every request kind is blind and :meth:`follow` always gives the vector (never
-    #: ``None``): the environments then never build an engine observation.
-    always_follows: ClassVar[bool] = False
     #: Whether the draft of every request has the same shape, so that an environment may
     #: :meth:`Draft.renew` one draft instead of asking :meth:`new_draft` for each request.
     renews_drafts: ClassVar[bool] = False
@@ -191,15 +188,6 @@ class Codec(ABC):
         cannot follow the game from where it is: then the caller encodes the observation.
         Always equal to :meth:`encode` of ``game.observe(seat)``."""
         return None
-
-    def choosing(
-        self, game: Any, seat: int, request: Request, draft: Draft
-    ) -> dict[str, np.ndarray]:
-        """The observation of the seat choosing now, ``{"observation": vector, "action_mask":
-        mask}``, for a codec that :attr:`always_follows` (the environments' every step: one call
-        for :meth:`follow` and :meth:`shared_mask`; codecs may do both in one)."""
-        vector: Any = self.follow(game, seat, request, draft)
-        return {"observation": vector, "action_mask": self.shared_mask(None, request, draft, True)}
 
     def stand_in(self, game: Any, seat: int) -> Any | None:
         """What :meth:`options`, :meth:`choose` and :meth:`mask` may read for ``seat`` now in

@@ -3,9 +3,10 @@
 =========  ===================================================================================
 scheme     reward of a seat
 =========  ===================================================================================
-``rank``   ``1 - 2·place / (seats - 1)``: +1 for first place, -1 for last, evenly between
-           (seats sharing a place share its reward; places come from the game's own ranking,
-           so Kuhhandel's money tie-break counts)
+``rank``   ``1 - 2·position / (seats - 1)``: +1 for first place, -1 for last, evenly between;
+           seats that tie share the average of the positions they take (Cunegonda places
+           ``[1, 0, 2, 2]`` give ``+1/3, +1, -2/3, -2/3``), so the rewards always add up to 0;
+           places come from the game's own ranking, so Kuhhandel's money tie-break counts
 ``score``  ``(score - mean score of the table) / reward_scale``: the game's own score
            (Kuhhandel: points of the quartets; Cunegonda: match totals), zero-sum
 ``win``    1 for (shared) first place, 0 otherwise
@@ -27,7 +28,13 @@ def final_rewards(result: Result, scheme: str = "rank", scale: float = 1.0) -> l
     places = result.places
     n = len(places)
     if scheme == "rank":
-        return [1.0 - 2.0 * p / (n - 1) if n > 1 else 0.0 for p in places]
+        if n < 2:
+            return [0.0] * n
+        order = sorted(places)  # the positions 0 … n-1 the places take
+        first = {p: order.index(p) for p in set(places)}
+        shared = {p: order.count(p) for p in set(places)}
+        position = [first[p] + (shared[p] - 1) / 2 for p in places]
+        return [1.0 - 2.0 * q / (n - 1) for q in position]
     if scheme == "score":
         mean = sum(result.scores) / n
         return [(s - mean) / scale for s in result.scores]

@@ -8,16 +8,31 @@ True
 
 Observation and action space are those of the PettingZoo environment (:mod:`cardtable.rl.aec`).
 ``opponents`` is a bot name registered for the game (``random``, ``heuristic``, ``expert`` where
-it exists, or ``path.py:Class``) or a list with one name per other seat. ``seat`` is the learner's
+it exists, ``learned`` for Kuhhandel, or ``path.py:Class``), an agent object (anything with
+``act(observation, request)``, such as a :class:`~cardtable.rl.PolicyAgent`), or a list with one
+of those per other seat; ``reset(options={"opponents": ...})`` replaces them from that episode on.
+Names build a fresh bot per episode, seeded from the episode's seed; agent objects are used as
+they are (their ``start`` is called at every reset). ``seat`` is the learner's
 seat; ``None`` draws it anew for every episode. The bots are seeded from the episode's seed, so
 ``reset(seed=s)`` followed by the same actions gives the same episode. The reward is 0 until the
 end, then the learner's :func:`~cardtable.rl.rewards.final_rewards`. ``action_masks()`` returns
-the current mask (the method sb3-contrib's MaskablePPO looks for).
+the current mask (the method sb3-contrib's MaskablePPO looks for). Every observation and mask
+handed out is a fresh array the caller owns.
+
+``illegal_action`` says what an index the mask does not allow does: ``"raise"`` (the default)
+raises :class:`ValueError` and changes nothing; ``"penalize"`` ends the episode at once with
+reward ``illegal_reward`` (default -1) and ``info["illegal"] = True`` (as PettingZoo's
+``TerminateIllegalWrapper``); ``"first_legal"`` plays the first allowed index instead and sets
+``info["illegal"] = True``. Checkers that step random actions (Gymnasium's and SB3's
+``check_env``) need one of the last two.
+
+The observation after the episode ends allows index 0 only (``pass``, a no-op there): a masked
+policy fed that observation, as Gymnasium's vector environments do with their default
+``autoreset_mode`` ``NEXT_STEP``, never meets an empty mask; the action it picks is ignored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -26,7 +41,7 @@ from gymnasium import spaces
 
 from cardtable.core.contract import Agent, GameInfo, Termination
 from cardtable.core.registry import load_bot
-from cardtable.rl.aec import observation_space
+from cardtable.rl.aec import ILLEGAL_ACTIONS, observation_space
 from cardtable.rl.rewards import DEFAULT_SCALE, SCHEMES, final_rewards
 from cardtable.rl.table import Table
 
@@ -34,7 +49,8 @@ from cardtable.rl.table import Table
 class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     """One learner seat against bots (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    #: The Gymnasium id of a finished game (``max_turns``) is a truncation; no TimeLimit needed.
 
     def __init__(
         self,
@@ -43,37 +59,62 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         seats: int | None = None,
         *,
         seat: int | None = 0,
-        opponents: str | Sequence[str] = "random",
+        opponents: Any = "random",
         reward: str = "rank",
         reward_scale: float | None = None,
         overbid: bool = False,
         render_mode: str | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
     ) -> None:
         if reward not in SCHEMES:
             raise ValueError(f"unknown reward scheme {reward!r} (known: {', '.join(SCHEMES)})")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
         self.table = Table(game, rules, seats, overbid=overbid)
         self.game_name = game
-        self.codec = self.table.codec
+        codec = self.table.codec
         n = self.table.seats
         if seat is not None and not 0 <= seat < n:
             raise ValueError(f"seat {seat} is not a seat of a {n}-seat game")
         self.fixed_seat = seat
         self.seat = 0 if seat is None else seat
-        refs = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
-        if len(refs) != n - 1:
-            raise ValueError(f"{len(refs)} opponents for {n - 1} other seats")
-        self.opponents = refs
-        for ref in set(refs):
-            load_bot(game, ref)  # fail now, not at the first reset
+        self.opponents = self._opponents(opponents)
         self.reward_scheme = reward
         self.reward_scale = reward_scale or DEFAULT_SCALE.get(game, 1.0)
         self.render_mode = render_mode
-        self.observation_space = observation_space(self.codec.obs_size, self.codec.n_actions)
-        self.action_space = spaces.Discrete(self.codec.n_actions)
+        self.observation_space = observation_space(codec.obs_size, codec.n_actions)
+        self.action_space = spaces.Discrete(codec.n_actions)
         self.bots: dict[int, Agent] = {}
+        self._ended = False
         self._seen = 0
         self._rendered = 0
         self._listeners: list[tuple[int, Any]] = []
+
+    def _opponents(self, opponents: Any) -> list[Any]:
+        """One bot name or agent object per other seat; names are checked now."""
+        n = self.table.seats
+        if isinstance(opponents, str) or hasattr(opponents, "act"):
+            refs = [opponents] * (n - 1)
+        else:
+            refs = list(opponents)
+        if len(refs) != n - 1:
+            raise ValueError(f"{len(refs)} opponents for {n - 1} other seats")
+        for ref in refs:
+            if isinstance(ref, str):
+                load_bot(self.game_name, ref)  # fail now, not at the first reset
+            elif not callable(getattr(ref, "act", None)):
+                raise TypeError(f"an opponent is a bot name or an agent with act(), not {ref!r}")
+        return refs
+
+    @property
+    def codec(self) -> Any:
+        """The action space and observation encoding (:mod:`cardtable.rl.codec`)."""
+        return self.table.codec
 
     @property
     def game(self) -> Any:
@@ -83,6 +124,8 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
+        if options and "opponents" in options:
+            self.opponents = self._opponents(options["opponents"])
         rng = self.np_random
         game_seed = seed if seed is not None else int(rng.integers(2**31))
         n = self.table.seats
@@ -92,6 +135,8 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         others = [s for s in range(n) if s != self.seat]
         self.bots = {
             s: load_bot(self.game_name, ref, seed=game_seed * 8 + s)
+            if isinstance(ref, str)
+            else ref
             for s, ref in zip(others, self.opponents, strict=True)
         }
         rules = game.rules_json()
@@ -102,8 +147,27 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self._listeners = [(s, b.event) for s, b in self.bots.items() if hasattr(b, "event")]
         self._seen = 0
         self._rendered = 0
+        self._ended = False
         self._play_bots()
-        return self.table.encode(self.seat), {"seat": self.seat}
+        return self._observe(), {"seat": self.seat}
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        """The learner's observation as fresh arrays the caller owns."""
+        enc = self.table.encode(self.seat)
+        mask = np.array(enc["action_mask"], dtype=np.int8)
+        if self.table.seat < 0:
+            mask[0] = 1  # the game is over: a no-op index (see the module docstring)
+        return {"observation": np.array(enc["observation"], dtype=np.float32), "action_mask": mask}
+
+    def _allowed(self, action: Any) -> bool:
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            return False
+        if np.ndim(action) != 0 or index != action:
+            return False
+        mask = self.table.mask()
+        return 0 <= index < len(mask) and bool(mask[index])
 
     def _play_bots(self) -> None:
         table = self.table
@@ -132,17 +196,25 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         table = self.table
-        if table.seat != self.seat:
+        if table.seat != self.seat or self._ended:
             raise RuntimeError("the episode is over: call reset()")
+        info: dict[str, Any] = {}
+        if self.illegal_action != "raise" and not self._allowed(action):
+            if self.illegal_action == "penalize":
+                self._ended = True
+                info = {"illegal": True, "termination": "illegal"}
+                return self._observe_ended(), self.illegal_reward, True, False, info
+            action = int(np.flatnonzero(self.table.mask())[0])
+            info = {"illegal": True}
         if table.step(action):
             self._play_bots()
-        obs = table.encode(self.seat)
+        obs = self._observe()
         if table.seat >= 0:
-            return obs, 0.0, False, False, {}
+            return obs, 0.0, False, False, info
         result = table.game.result()
         reward = final_rewards(result, self.reward_scheme, self.reward_scale)[self.seat]
         capped = result.termination is Termination.CAP
-        info = {
+        info |= {
             "termination": result.termination.value,
             "place": result.places[self.seat],
             "score": result.scores[self.seat],
@@ -152,7 +224,17 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
 
     def action_masks(self) -> np.ndarray:
         """The learner's mask now, as a boolean array."""
+        if self._ended or self.table.seat != self.seat:
+            ended = np.zeros(self.codec.n_actions, dtype=bool)
+            ended[0] = True
+            return ended
         return self.table.mask().astype(bool)
+
+    def _observe_ended(self) -> dict[str, np.ndarray]:
+        obs = self._observe()
+        obs["action_mask"][:] = 0
+        obs["action_mask"][0] = 1
+        return obs
 
     def render(self) -> Any:
         if self.render_mode is None:

@@ -3,12 +3,7 @@
 Both are measured in CPU time of this process (robust against other load on a shared machine):
 
 - ``env``: whole games in the PettingZoo environment, every step an ``env.last()`` (observation
-  vector and mask) and an ``env.step()`` with an index drawn uniformly from the mask. The policy
-  keeps the allowed indices of each mask it has seen (the environments hand out shared,
-  read-only masks that never change: see :class:`~cardtable.rl.table.Table`), as the engine's
-  ``random`` bot keeps its bids: what is measured is the environment, not NumPy's ``nonzero``
-  (which cost about 6 % of a Kuhhandel step). It draws the same indices as
-  ``mask.nonzero()[0]`` would, so the games played are the same;
+  vector and mask) and an ``env.step()`` with an index drawn uniformly from the mask;
 - ``observed``: the engine alone with the built-in ``random`` bot, but building the seat's engine
   observation for every decision, as any agent that reads its observation does (Kuhhandel's
   ``random`` bot itself skips it, which is why plain ``cardtable bench`` is faster there);
@@ -17,15 +12,13 @@ Both are measured in CPU time of this process (robust against other load on a sh
 :func:`compare` runs the three in turn, ``repeat`` times, and keeps the best rate of each: on a
 shared machine a run only ever loses time to other work, so the best of interleaved runs is the
 steadiest estimate of each rate and of their ratios. Each timed run starts after a full garbage
-collection, so that none pays for the garbage of the runs before it (an environment's codec and
-its follower refer to each other: only the collector frees them, with their caches).
+collection, so that none pays for the garbage of the runs before it.
 
 The environment is measured twice on the same games in each run: in a new environment
 (``env_new_*``), and in an environment that has played ``games`` games of other seeds first
-(:data:`OTHER_GAMES` on), the figure compared with the engine (``env_*``). The second is an
-environment in use, as in training, where one environment plays game after game: its caches of
-menus and masks hold what earlier games met (not these games': their seeds were not played), as
-the engine's module-level caches hold what its earlier runs met. Both are reported.
+(:data:`OTHER_GAMES` on), the figure compared with the engine (``env_*``): an environment in
+use, as in training (its masks, one per set of allowed indices, are made once). Both are
+reported.
 """
 
 from __future__ import annotations
@@ -60,9 +53,6 @@ def measure_env(
         env = CardtableEnv(game, rules, seats)
     rng = random.Random(seed)
     steps = decisions = 0
-    # The allowed indices of each mask seen, by id (the mask kept with them: an id is unique
-    # only while its object lives).
-    legal_of: dict[int, tuple[Any, tuple[int, ...]]] = {}
     gc.collect()  # no run pays for the garbage of the runs before it
     c0 = time.process_time()
     for g in range(games):
@@ -72,14 +62,8 @@ def measure_env(
             if terminated or truncated:
                 env.step(None)
                 continue
-            mask = obs["action_mask"]
-            hit = legal_of.get(id(mask))
-            if hit is None or hit[0] is not mask:
-                if len(legal_of) > 4096:
-                    legal_of.clear()
-                hit = legal_of[id(mask)] = (mask, tuple(mask.nonzero()[0].tolist()))
-            legal = hit[1]
-            env.step(legal[int(rng.random() * len(legal))])
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(int(legal[int(rng.random() * len(legal))]))
             steps += 1
         decisions += len(env.game.history())
     cpu = max(time.process_time() - c0, 1e-9)

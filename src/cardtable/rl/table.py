@@ -20,7 +20,7 @@ import numpy as np
 
 from cardtable.core.contract import Game, Request
 from cardtable.core.registry import GameSpec, game_spec
-from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, Wait, read_only_mask, set_flags
+from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, Wait, read_only_mask
 
 #: The kinds of option that are not an engine action yet (see :meth:`Table.step`).
 _NOT_ACTIONS = frozenset((Step, Build, Wait, type(None)))
@@ -58,17 +58,16 @@ def make_codec(game: str, rules: Any, seats: int, *, overbid: bool = False) -> C
 class Table:
     """A game, the seat choosing now, its request and draft; built once, reset per episode.
 
-    Masks it hands out are read-only and may be shared between steps (a menu's mask is one
-    array): they never change afterwards, so keeping one is safe; copy it to change it.
-    Observation vectors are read-only too and never change once handed out; a codec may write
-    a later observation into the memory of one the caller has let go of entirely (no reference,
-    view or buffer of it left: Kuhhandel's codec does, see ``_RING`` there).
+    Masks it hands out are read-only and may be shared between steps (one array per set of
+    allowed indices): they never change afterwards, so keeping one is safe; copy it to change
+    it. Observation vectors are new arrays at every call.
     """
 
     def __init__(
         self, game: str, rules: Any = None, seats: int | None = None, *, overbid: bool = False
     ) -> None:
         self.spec = game_spec(game)
+        self.overbid = overbid
         self.rules = resolve_rules(self.spec, rules)
         self.seats = default_seats(self.spec, self.rules, seats)
         self.codec = codec = make_codec(game, self.rules, self.seats, overbid=overbid)
@@ -80,10 +79,23 @@ class Table:
         self._obs: dict[int, Any] = {}
         self._no_mask = read_only_mask(codec.n_actions, ())
         self._spare: Draft | None = codec.new_draft(None) if codec.renews_drafts else None
-        #: :meth:`Codec.choosing` where the codec always follows (no observation ever), else
-        #: ``None``: the environments call it straight away on every step, with the game, the
-        #: seat choosing, its request and draft (else :meth:`encode` of the seat choosing).
-        self.choosing = codec.choosing if codec.always_follows else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For ``pickle`` and ``copy.deepcopy``: the game, its request and draft; the game spec
+        by name and a fresh codec (its caches follow the copied game from its next call)."""
+        state = self.__dict__.copy()
+        state["spec"] = self.spec.name
+        for name in ("codec", "_no_mask"):
+            del state[name]
+        state["_obs"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.spec = game_spec(state["spec"])
+        codec = make_codec(self.spec.name, self.rules, self.seats, overbid=self.overbid)
+        self.codec = codec
+        self._no_mask = read_only_mask(codec.n_actions, ())
 
     def reset(self, seed: int) -> None:
         self.game = self.spec.new_game(self.rules, self.seats, seed)
@@ -119,9 +131,9 @@ class Table:
         """``{"observation": float32 vector, "action_mask": int8 mask}`` for ``seat``.
 
         A seat that is not choosing now gets its observation with an all-zero mask. The vector
-        comes from the codec following the seat's events where it can (:meth:`Codec.follow`),
-        else from the seat's engine observation: the same vector either way. Both are read-only;
-        the mask may be shared (see the class docstring).
+        comes from the codec following the seat's events where it can (:meth:`Codec.follow`,
+        Cunegonda), else from the seat's engine observation: the same vector either way. The
+        mask may be shared (see the class docstring).
         """
         codec = self.codec
         game = self.game
@@ -142,7 +154,6 @@ class Table:
             if obs is None:
                 obs = self._obs[seat] = game.observe(seat)
             vector = codec.encode(obs, req, draft)
-            set_flags(vector, False)  # as the codec's own (see the class docstring)
         if req is None or draft is None:
             return {"observation": vector, "action_mask": self._no_mask}
         if obs is None and req.kind not in codec.blind_kinds:
@@ -192,7 +203,7 @@ class Table:
                 return False
             if kind is not Wait:
                 codec = self.codec
-                if self.choosing is not None or request.kind in codec.blind_kinds:
+                if request.kind in codec.blind_kinds:
                     obs = None
                 else:
                     obs = self._options_view(seat)

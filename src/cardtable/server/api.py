@@ -7,6 +7,7 @@ block the event loop that drives the tables.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
@@ -55,6 +56,9 @@ def health(request: Request) -> dict[str, Any]:
         "schema_revision": store.revision(),
         "running_tables": len(hub.tables),
         "connections": len(hub.online),
+        "cluster": None
+        if hub.cluster is None
+        else {**hub.cluster.snapshot, **hub.cluster.placement()},
         "games": store.counts(),
         "decision_latency": hub.metrics.decision.summary(
             max(0, hub.metrics.decision.count - 10000)
@@ -78,6 +82,8 @@ def metrics(
         **hub.metrics.to_json(since, bot_since),
         "running_tables": len(hub.tables),
         "connections": len(hub.online),
+        # a cluster process: the tables started here and their seats, local or relayed
+        "placement": None if hub.cluster is None else hub.cluster.placement(),
     }
 
 
@@ -108,12 +114,29 @@ def bot(name: str, request: Request) -> dict[str, Any]:
     return detail
 
 
+@router.get(
+    "/players/{name}",
+    summary="A profile: a person's or a bot's games, ratings, rating history and win share",
+)
+def player(name: str, request: Request) -> dict[str, Any]:
+    detail = _store(request).bot_detail(name)
+    if detail is None:
+        raise HTTPException(404, f"no bot {name!r} and no person of that name")
+    return detail
+
+
 @router.get("/leaderboard", summary="Ratings (mu - 3 sigma) for a game and rule set")
 def leaderboard(
     request: Request,
     game: str = Query("kuhhandel"),
     rules: str | None = Query(None, description="preset name (default: the game's default)"),
     limit: int = Query(100, ge=1, le=1000),
+    kind: str = Query(
+        "all",
+        pattern="^(all|people|bots)$",
+        description="people (accounts), bots (registered and house bots) or all; rank is the "
+        "place in the whole board",
+    ),
 ) -> dict[str, Any]:
     specs = _hub(request).available_games()
     if game not in specs:
@@ -122,11 +145,15 @@ def leaderboard(
     return {
         "game": game,
         "rules": rules_name,
-        "entries": _store(request).leaderboard(game, rules_name, limit),
+        "kind": kind,
+        "entries": _store(request).leaderboard(game, rules_name, limit, kind),
     }
 
 
-@router.get("/games", summary="Recent and running games, newest first")
+@router.get(
+    "/games",
+    summary="Recent and running games, newest first (private games only with player=)",
+)
 def games(
     request: Request,
     status: str | None = Query(None, pattern="^(running|finished|aborted)$"),
@@ -134,11 +161,30 @@ def games(
     rules: str | None = None,
     player: str | None = Query(None, description="only games with a seat of this name"),
     limit: int = Query(50, ge=1, le=500),
+    offset: int = Query(0, ge=0, description="games to skip (pages: follow `next`)"),
 ) -> dict[str, Any]:
     rows = _store(request).list_games(
-        status=status, game=game, rules=rules, player=player, limit=limit
+        status=status,
+        game=game,
+        rules=rules,
+        player=player,
+        limit=limit + 1,  # one more: is there a next page?
+        # private tables are not listed publicly; a player finds its own games by name
+        exclude_lobbies=() if player else ("private",),
+        offset=offset,
     )
-    return {"games": rows}
+    more = len(rows) > limit
+    next_url = None
+    if more:
+        query = {
+            key: value
+            for key, value in (("status", status), ("game", game), ("rules", rules))
+            + (("player", player),)
+            if value is not None
+        }
+        query.update(limit=str(limit), offset=str(offset + limit))
+        next_url = f"/api/games?{urlencode(query)}"
+    return {"games": rows[:limit], "offset": offset, "limit": limit, "next": next_url}
 
 
 @router.get("/games/{game_id}", summary="A game: full record once over, public view while running")
@@ -176,7 +222,7 @@ def lobbies(request: Request) -> dict[str, Any]:
             "ranked_rules": hub.ranked_rules(spec),
             "seat_range": list(spec.seat_range(rules)),
             "ranked_table_size": hub.table_size(spec, rules),
-            "house_bots": list(spec.bots),
+            "house_bots": hub.house_bots(spec),
             "fallback_bot": hub.fallback_bot(spec),
         }
     return {"games": out, "lobbies": ["ranked", "practice", "private"]}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import secrets
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -17,13 +18,19 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, WebSocket
 
 from cardtable import __version__
+from cardtable.server import names
+from cardtable.server.accounts import Throttles
+from cardtable.server.accounts import router as accounts_router
+from cardtable.server.analysis import router as analysis_router
 from cardtable.server.api import router
 from cardtable.server.compat import KuhHandel
 from cardtable.server.compat import router as kuh_handel_router
 from cardtable.server.config import Settings
 from cardtable.server.connection import Session
+from cardtable.server.limits import BodyLimit, TokenThrottle, redact_server_logs
 from cardtable.server.lobby import Hub
 from cardtable.server.store import Store
+from cardtable.server.tournament_api import router as tournament_router
 from cardtable.server.web import install as install_web
 
 log = logging.getLogger("cardtable.server")
@@ -40,12 +47,36 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store = Store(settings.db)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(db_executor, store.migrate)
+        await loop.run_in_executor(db_executor, names.skeleton, "warm")  # loads the data (0.3 s)
         aborted = await loop.run_in_executor(db_executor, store.abort_unfinished, settings.instance)
         if aborted:
             log.warning(
                 "marked %d unfinished game(s) of instance %r aborted", aborted, settings.instance
             )
+        cluster = None
+        if settings.redis_url:
+            from cardtable.server.cluster import Cluster
+
+            # this process's name in the cluster: new at every start (its games carry it)
+            settings.instance = f"{settings.instance}-{secrets.token_hex(4)}"
         hub = Hub(settings, store, db_executor=db_executor, bot_executor=bot_executor)
+        shared = None
+        if settings.redis_url:
+            from cardtable.server.shared_limits import SharedLimits
+
+            cluster = Cluster(hub, settings.redis_url, settings.redis_prefix, settings.lease_ms)
+            hub.cluster = cluster
+            await cluster.start()
+            # the limits against abuse count for the whole cluster, not per process
+            shared = SharedLimits(
+                settings.redis_url, settings.redis_prefix, settings.instance, settings.lease_ms
+            )
+            await shared.start()
+            app.state.token_throttle.share(shared)
+            app.state.sign_in_throttles.share(shared)
+            guard = getattr(app.state, "connection_guard", None)  # limits.uvicorn_config
+            if guard is not None:
+                guard.share(shared)
         await hub.start()
         kuh_handel = None
         if settings.kh_enabled:
@@ -54,6 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.kuh_handel = kuh_handel
         app.state.store = store
         app.state.hub = hub
+        app.state.loop = loop  # accounts.py closes a signed-out person's connection on it
         app.state.settings = settings
         # Everything loaded so far (the framework, the games, the database layer) lives as long
         # as the process: move it out of the collector's sight. Unfrozen, each full collection
@@ -66,6 +98,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if kuh_handel is not None:
                 await kuh_handel.stop()
             await hub.shutdown()
+            if shared is not None:
+                await shared.stop()
+            if cluster is not None:
+                await cluster.stop()
+            jobs = getattr(app.state, "analysis_jobs", None)
+            if jobs is not None:  # the expert's analyses (server/analysis.py)
+                jobs.shutdown()
             db_executor.shutdown(wait=True)
             bot_executor.shutdown(wait=False, cancel_futures=True)
             store.close()
@@ -77,12 +116,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "WebSocket at /ws; its message schemas are at /api/protocol/schema.",
         lifespan=lifespan,
     )
+    app.state.token_throttle = TokenThrottle(settings.bad_token_limit, settings.bad_token_window_s)
+    app.state.sign_in_throttles = Throttles(settings)
+    app.state.settings = settings
+    app.add_middleware(
+        BodyLimit, max_bytes=settings.max_body_bytes, idle_s=settings.header_timeout_s
+    )
+    redact_server_logs()  # uvicorn logs request lines with their query string
     app.include_router(router)
+    app.include_router(accounts_router)
+    app.include_router(tournament_router)
     app.include_router(kuh_handel_router)
+    app.include_router(analysis_router)
     install_web(app)  # the browser table: pages at /, static files at /static
 
     @app.websocket("/ws")
     async def native(websocket: WebSocket) -> None:
-        await Session(websocket, app.state.hub, __version__).serve()
+        await Session(
+            websocket, app.state.hub, __version__, throttle=app.state.token_throttle
+        ).serve()
 
     return app

@@ -27,9 +27,27 @@ class Settings:
     port: int = 8000
     #: SQLAlchemy URL: ``sqlite:///path.db`` (WAL mode) or ``postgresql+psycopg://user@host/db``.
     db: str = DEFAULT_DB
+    #: Redis URL (``redis://host:6379/0``): set it to run several processes as one competition
+    #: (docs/server.md, "A cluster"); empty: this process alone (no Redis needed).
+    redis_url: str = ""
+    #: Prefix of every Redis key and channel of this competition (several may share a Redis).
+    redis_prefix: str = "cardtable"
+    #: A cluster process that has not renewed its lease for this long is taken for dead: its
+    #: running games are marked aborted.
+    lease_ms: int = 3000
+    #: Cluster ranked queue: a bot is matched only with bots connected to the same process
+    #: (its table then runs there, no seat relayed) until it has waited this long; then with
+    #: anyone. 0: always with anyone (the closest ratings whatever their process).
+    local_wait_ms: int = 1000
+    #: ... unless the whole queue offers a table whose ratings are closer than the local one by
+    #: more than this many rating points (μ − 3σ): then that table, relays and all.
+    local_rating_slack: float = 3.0
     #: Name of this server process. On start, running games of this instance are marked
     #: aborted; give each process its own name when several share one PostgreSQL.
     instance: str = "main"
+    #: The organiser's token: ``Authorization: Bearer TOKEN`` on ``POST /api/tournaments`` and
+    #: the pause/resume/cancel calls (docs/competitions.md). Empty: no one can organise.
+    admin_token: str = ""
     #: Per-decision deadline for bots and for people.
     deadline_ms: int = 2000
     person_deadline_ms: int = 60000
@@ -52,9 +70,53 @@ class Settings:
     flood_rate: float = 50.0
     flood_burst: int = 200
     max_frame_bytes: int = 64 * 1024
+    # -- limits against abuse (docs/server.md "Limits") -------------------------------------
+    #: Largest HTTP request body (413 above; a declared Content-Length is checked first).
+    max_body_bytes: int = 64 * 1024
+    #: Open connections (HTTP and WebSocket) per client address; more are refused with 429.
+    max_connections_per_address: int = 256
+    #: Addresses the per-address cap does not apply to, comma-separated (a reverse proxy on this
+    #: machine, load tests); empty or ``none``: none.
+    connection_cap_exempt: str = "127.0.0.1,::1"
+    #: Open connections and requests of the whole process (uvicorn answers 503 above; 0: none).
+    max_connections: int = 4096
+    #: Seconds a connection may take to send a complete request head (silent sockets, slowloris).
+    header_timeout_s: float = 10.0
+    #: Seconds a WebSocket client may take to send hello.
+    hello_timeout_s: float = 10.0
+    #: A client whose unsent messages exceed this many bytes does not read: it is dropped.
+    max_send_buffer_bytes: int = 1024 * 1024
+    #: Wrong tokens per address within ``bad_token_window_s`` before logins from that address are
+    #: refused (``throttled``; Kuh-Handel: 429) for the rest of the window.
+    bad_token_limit: int = 10
+    bad_token_window_s: float = 60.0
+    # -- accounts (docs/server.md "Accounts") ----------------------------------------------
+    #: Wrong passwords for one name, and from one address, within ``sign_in_window_s`` before
+    #: sign-ins for that name (from that address) are refused with 429 and Retry-After.
+    sign_in_limit_per_name: int = 5
+    sign_in_limit_per_address: int = 20
+    sign_in_window_s: float = 300.0
+    #: Account sign-ups per address within ``sign_in_window_s`` (each costs an argon2 hash:
+    #: 64 MiB and tens of ms), then 429 with Retry-After.
+    sign_up_limit_per_address: int = 10
+    #: How long a session cookie lasts (days).
+    session_days: float = 30.0
     #: Seconds a disconnected seat keeps its place before the fallback plays the rest anyway
     #: (it still plays each decision meanwhile; this only decides whether resume is possible).
     resume_window_s: float = 300.0
+    #: Pace of a table with a person when its creator chooses none: ``normal`` (a bot's move
+    #: 0.6-1 s after the one before, a finished trick stays 1.2 s), ``fast`` (a third of that)
+    #: or ``instant``. Tables of bots only default to instant; ranked tables are always instant.
+    pace: str = "normal"
+    #: The slowest pace a table with people plays at while none of them is present, so a person
+    #: can take the seat back before the end (``instant``: it races to the end).
+    away_pace: str = "normal"
+    #: A person who disconnects keeps its open decision this long (no fault, no fallback); a
+    #: reconnect with the same identity gets the same request. Then the fallback answers.
+    grace_ms: int = 30000
+    #: Every pace delay is multiplied by this (0 turns pacing off whatever the tables ask, e.g.
+    #: for test servers that play whole games through the page; 2 plays twice as slowly).
+    pace_scale: float = 1.0
     #: Ranked table size per game (clamped to the game's seat range).
     ranked_table_size: dict[str, int] = field(
         default_factory=lambda: {"kuhhandel": 4, "cunegonda": 4}
@@ -100,8 +162,20 @@ class Settings:
     kh_random_fill: bool = True
     #: pvp: new tables form only after every table of the previous batch ended (the reference).
     kh_sync_starts: bool = True
+    #: Where house bots sit: ``last`` (the reference: connected bots first, so a house bot always
+    #: sits last and under competition rules never starts) or ``rotate`` (for measuring: the
+    #: seats of a table turn by one each game, and the n games of a cycle at one table size deal
+    #: the same cards with the same house bots: seat rotation with duplicate deals).
+    kh_house_seats: str = "last"
     #: Largest message a client may send.
     kh_max_message_bytes: int = 256 * 1024
+    #: The expert's analysis of ended games (docs/analysis.md): worker processes (each at low
+    #: priority, ``os.nice``), jobs waiting or running at most (more are refused with 429),
+    #: sampled worlds per decision, and the time one game's analysis may take before it fails.
+    analysis_workers: int = 1
+    analysis_queue: int = 8
+    analysis_worlds: int = 24
+    analysis_time_s: float = 300.0
 
     @property
     def public_url(self) -> str:

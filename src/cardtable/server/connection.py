@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import secrets
 import time
@@ -20,6 +19,9 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cardtable.protocol import PROTOCOL_VERSION, ProtocolError, dumps, parse_client_message
+from cardtable.server import names
+from cardtable.server.accounts import guest_key, ws_person
+from cardtable.server.limits import SOCKET_EXTENSION, TokenThrottle
 from cardtable.server.lobby import Hub, JoinError, Member
 from cardtable.server.metrics import Stamp
 from cardtable.server.store.db import now
@@ -53,7 +55,13 @@ class _Close:
 class Session:
     """The server side of one WebSocket connection."""
 
-    def __init__(self, websocket: WebSocket, hub: Hub, server_version: str) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        hub: Hub,
+        server_version: str,
+        throttle: TokenThrottle | None = None,
+    ) -> None:
         self.ws = websocket
         self.hub = hub
         self.server_version = server_version
@@ -62,6 +70,9 @@ class Session:
         self.metrics = hub.metrics
         self.member: Member | None = None
         self.spectating: str | None = None
+        #: This connection's id in the cluster (the ``RelayPeer`` a table on another process
+        #: holds for it names it).
+        self.cid = secrets.token_hex(6)
         self.closing = False
         self._disconnected = False
         #: Options from hello (see :class:`~cardtable.server.table.Peer`).
@@ -73,10 +84,22 @@ class Session:
         self._burst = float(settings.flood_burst)
         self._last = time.monotonic()
         self.max_bytes = settings.max_frame_bytes
+        self.hello_timeout = settings.hello_timeout_s
+        self.max_buffered = settings.max_send_buffer_bytes
+        self.throttle = throttle
+        client = websocket.scope.get("client")
+        self.address: str | None = client[0] if client else None
+        # the socket layer's unsent bytes (only under cardtable's uvicorn protocol classes)
+        socket_ext = websocket.scope.get("extensions", {}).get(SOCKET_EXTENSION) or {}
+        self._buffered = socket_ext.get("buffered")
+        self._abort = socket_ext.get("abort")
 
     # -- Peer -------------------------------------------------------------------------------
 
     def send(self, message: Mapping[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "error" or (kind == "rejected" and message.get("code") == "not_your_turn"):
+            self.metrics.errors_sent[str(message.get("code"))] += 1
         self.send_text(dumps(message))
 
     def send_text(self, text: str, stamp: Stamp | None = None) -> None:
@@ -122,6 +145,8 @@ class Session:
                 self.hub.forget(self.member.key, self)
                 if self.hub.online.get(self.member.key) is self:
                     del self.hub.online[self.member.key]
+            if self.hub.cluster is not None:
+                self.hub.cluster.closed(self)
             if self.spectating is not None:
                 table = self.hub.tables.get(self.spectating)
                 if table is not None:
@@ -140,6 +165,8 @@ class Session:
     async def _writer(self) -> None:
         metrics = self.metrics
         send_text = self.ws.send_text
+        buffered = self._buffered
+        next_look = 0.0
         try:
             while True:
                 item = await self.out.get()
@@ -154,15 +181,45 @@ class Session:
                         await self.ws.close(code=item.code, reason=item.reason[:120])
                     return
                 metrics.frames_out += 1
+                if buffered is not None:
+                    # what the client has not taken yet, looked at most 20 times a second
+                    moment = time.monotonic()
+                    if moment >= next_look:
+                        next_look = moment + 0.05
+                        if buffered() > self.max_buffered:
+                            self._drop_unread()
+                            return
         except Exception:  # the client went away; the reader notices too
             self.closing = True
             with contextlib.suppress(Exception):
                 await self.ws.close(code=CLOSE_GOING_AWAY)
 
+    def _drop_unread(self) -> None:
+        """The client does not read what it is sent: drop the connection at once (a close frame
+        would queue behind what it does not read). Its seats keep playing as after any
+        disconnect."""
+        log.info(
+            "dropped %s: more than %d bytes unsent (the client does not read)",
+            self.member.name if self.member is not None else "a spectator",
+            self.max_buffered,
+        )
+        self.closing = True
+        self._disconnected = True
+        if self._abort is not None:
+            self._abort()
+
     async def _read_loop(self) -> None:
+        started = time.monotonic()
         while not self.closing:
             try:
-                frame = await self.ws.receive()
+                if self.member is None and self.spectating is None:
+                    left = started + self.hello_timeout - time.monotonic()
+                    frame = await asyncio.wait_for(self.ws.receive(), max(0.0, left))
+                else:
+                    frame = await self.ws.receive()
+            except TimeoutError:
+                self.fatal("not_hello", f"no hello within {self.hello_timeout:g} s")
+                return
             except (WebSocketDisconnect, RuntimeError):
                 self._disconnected = True
                 return
@@ -172,18 +229,21 @@ class Session:
             arrived = time.perf_counter()
             self.metrics.frames_in += 1
             text = frame.get("text")
-            if text is None:
-                raw = frame.get("bytes") or b""
-                text = raw.decode("utf-8", errors="replace") if len(raw) <= self.max_bytes else raw
             if not self._allow():
                 self.fatal("flood", f"more than {self._rate:g} messages per second; goodbye")
                 return
-            size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8"))
+            if text is None:
+                size = len(frame.get("bytes") or b"")
+            else:
+                size = len(text) if len(text) * 4 <= self.max_bytes else len(text.encode("utf-8"))
             if size > self.max_bytes:
                 self.fatal(
                     "too_large", f"a frame of {size} bytes exceeds {self.max_bytes}", CLOSE_TOO_BIG
                 )
                 return
+            if text is None:  # the protocol is JSON in text frames only
+                self._refused(ProtocolError("bad_json", "a binary frame: send JSON text frames"))
+                continue
             try:
                 message = parse_client_message(text)
             except ProtocolError as exc:
@@ -207,6 +267,8 @@ class Session:
             # a frame we cannot read while a decision is open: that decision is a fault
             for game_id in self.hub.running_games(self.member.key):
                 self.hub.tables[game_id].on_malformed(self, exc.code, exc.reason)
+            if self.hub.cluster is not None:
+                self.hub.cluster.malformed(self, exc.code, exc.reason)
 
     async def _dispatch(self, message: dict[str, Any], arrived: float) -> None:
         kind = message["type"]
@@ -228,6 +290,14 @@ class Session:
         elif kind == "action":
             game_id = message["game_id"]
             table = self.hub.tables.get(game_id)
+            cluster = self.hub.cluster
+            if (
+                table is None
+                and cluster is not None
+                and cluster.action(self, game_id, message["request_id"], message["action"])
+            ):
+                self._tokens = min(self._burst, self._tokens + 1.0)
+                return
             if table is None or table.seat_of(self) is None:
                 self.send(
                     {
@@ -242,8 +312,33 @@ class Session:
             if table.on_action(self, message["request_id"], message["action"], arrived):
                 # answers to our own requests are never flooding: only unsolicited frames count
                 self._tokens = min(self._burst, self._tokens + 1.0)
+        elif kind == "fault":
+            table = self.hub.tables.get(message["game_id"])
+            cluster = self.hub.cluster
+            if (
+                table is None
+                and cluster is not None
+                and cluster.fault(self, message["game_id"], message)
+            ):
+                self._tokens = min(self._burst, self._tokens + 1.0)
+                return
+            if table is None or table.seat_of(self) is None:
+                self.send(
+                    {
+                        "type": "rejected",
+                        "game_id": message["game_id"],
+                        "request_id": message["request_id"],
+                        "code": "not_your_turn",
+                        "reason": f"you hold no seat in a running game {message['game_id']!r}",
+                    }
+                )
+            elif table.on_fault_report(self, message):
+                self._tokens = min(self._burst, self._tokens + 1.0)  # it answers our request
         elif kind == "resume":
-            games = self.hub.resume(member, message.get("game_id"), int(message.get("since", 0)))
+            since = int(message.get("since", 0))
+            games = self.hub.resume(member, message.get("game_id"), since)
+            if self.hub.cluster is not None:
+                games += self.hub.cluster.resume(self, message.get("game_id"), since)
             if not games:
                 self.send(
                     {
@@ -270,12 +365,24 @@ class Session:
         you: dict[str, Any]
         if "bot" in message and "token" in message:
             name = str(message["bot"])
+            throttle = self.throttle
+            wait = await throttle.retry_after_async(self.address) if throttle is not None else 0.0
+            if wait > 0:
+                assert throttle is not None
+                self.fatal(
+                    "throttled",
+                    f"{throttle.limit} wrong tokens from your address within "
+                    f"{throttle.window_s:g} s: retry after {wait:.0f} s",
+                )
+                return
             loop = asyncio.get_running_loop()
             identity = await loop.run_in_executor(
                 self.hub.db_executor, self.hub.store.authenticate, name, str(message["token"])
             )
             if identity is None:
                 log.info("refused hello for bot %r: bad token", name)
+                if throttle is not None:
+                    await throttle.failed_async(self.address)
                 self.fatal("bad_token", f"unknown bot {name!r} or wrong token")
                 return
             if identity.suspended_until is not None and identity.suspended_until > now():
@@ -287,12 +394,43 @@ class Session:
                 return
             self.member = Member(self, f"bot:{name}", name, "bot", identity.id)
             you = {"name": name, "kind": "bot"}
+        elif message.get("person") is True:
+            # a person with an account: the session cookie of the handshake names it, the same
+            # way a bot's token does (one identity key, player id, faults, resume)
+            loop = asyncio.get_running_loop()
+            identity, why = await loop.run_in_executor(
+                self.hub.db_executor, ws_person, self.ws, self.hub.store
+            )
+            if identity is None:
+                self.fatal("bad_token", why)
+                return
+            key = f"person:{identity.id}"
+            self.member = Member(self, key, identity.name, "person", identity.id)
+            you = {"name": identity.name, "kind": "person"}
         elif "guest" in message:
-            name = " ".join(str(message["guest"]).split())[:32] or "guest"
+            try:
+                name = names.normalise(" ".join(str(message["guest"]).split())[:32]) or "guest"
+            except names.NameRefused as exc:
+                self.fatal("bad_name", exc.reason)
+                return
+            taken = None
+            if names.house_name(name):
+                taken = "the house bots"
+            else:
+                loop = asyncio.get_running_loop()
+                taken = await loop.run_in_executor(
+                    self.hub.db_executor, self.hub.store.name_taken, name
+                )
+            if taken is not None:
+                self.fatal(
+                    "bad_name",
+                    f"the name {name!r} belongs to (or looks like) {taken}: choose another",
+                )
+                return
             token = message.get("token")
             if not isinstance(token, str) or len(token) < 16:
                 token = secrets.token_urlsafe(24)
-            key = "guest:" + hashlib.sha256(token.encode()).hexdigest()[:32]
+            key = guest_key(token)
             self.member = Member(self, key, name, "guest", None)
             you = {"name": name, "kind": "guest", "resume_token": token}
         else:
@@ -306,7 +444,10 @@ class Session:
                     "games": [],
                 }
             )
-            if not self.hub.spectate(game_id, self):
+            watching = self.hub.spectate(game_id, self)
+            if not watching and self.hub.cluster is not None:  # a table another process runs
+                watching = await self.hub.cluster.spectate(self, game_id)
+            if not watching:
                 self.fatal(
                     "unknown_game",
                     f"no running game {game_id!r} (a finished record is at "
@@ -320,12 +461,13 @@ class Session:
             old.fatal("replaced", "the same identity connected again")
             self.hub.forget(self.member.key, old)
         self.hub.online[self.member.key] = self
+        elsewhere = [] if self.hub.cluster is None else await self.hub.cluster.hello(self)
         self.send(
             {
                 "type": "welcome",
                 "protocol": PROTOCOL_VERSION,
                 "server_version": self.server_version,
                 "you": you,
-                "games": self.hub.running_games(self.member.key),
+                "games": self.hub.running_games(self.member.key) + elsewhere,
             }
         )

@@ -18,22 +18,29 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardtable.core import GameSpec, game_names, game_spec
+from cardtable.core.registry import OutsideBot, bot_refusal
 from cardtable.server import ratings as rating_math
 from cardtable.server.config import Settings
 from cardtable.server.metrics import ServerMetrics
 from cardtable.server.store.db import Identity, Store
-from cardtable.server.table import Peer, SeatState, Table, TableSetup
+from cardtable.server.table import PACES, PEOPLE, Peer, SeatState, Table, TableSetup
+from cardtable.server.tournament_lobby import TournamentLobby
+
+if TYPE_CHECKING:
+    from cardtable.server.cluster import Cluster
 
 log = logging.getLogger("cardtable.server.lobby")
 
 #: Built-in bots from strongest to weakest; the first a game has is its house and fallback bot.
 STRENGTH_ORDER = ("expert", "strong", "heuristic", "simple", "random")
+#: The longest spectator delay a table may ask for.
+MAX_SPECTATOR_DELAY_MS = 600_000
 
 
 class JoinError(ValueError):
@@ -50,9 +57,9 @@ class Member:
     """A client as the lobby sees it: its connection and identity."""
 
     peer: Peer
-    key: str  # "bot:NAME" or "guest:TOKEN-HASH"
+    key: str  # "bot:NAME", "person:ID" or "guest:TOKEN-HASH"
     name: str
-    kind: str  # "bot" | "guest"
+    kind: str  # "bot" | "person" | "guest"
     player_id: int | None = None
 
 
@@ -76,10 +83,39 @@ class PrivateTable:
     quiet_ms: int | None = None
     #: Shown in the lobby listing (``GET /api/tables``) so anyone may take an open seat.
     listed: bool = False
+    #: The pace chosen at creation (``None``: the default) and the spectators' delay.
+    pace: str | None = None
+    spectator_delay_ms: int = 0
+    #: The game is rated (the creator chose it; only identities may sit: no guests).
+    rated: bool = False
+    #: "Play again": the game this table plays again, and the identity keys of its players
+    #: (only they may take its seats).
+    again: str | None = None
+    reserved: frozenset[str] = frozenset()
 
     @property
     def open_seats(self) -> int:
         return self.seats - len(self.bots) - len(self.members)
+
+
+@dataclass(frozen=True)
+class Ended:
+    """What "play again" needs of a game that just ended on this process."""
+
+    spec: GameSpec
+    rules: Any
+    rules_name: str | None
+    seats: int
+    bots: tuple[str, ...]
+    keys: frozenset[str]
+    rated: bool
+    pace: str | None
+    spectator_delay_ms: int
+    quiet_ms: int | None
+
+
+#: Ended games remembered for "play again" (the oldest are forgotten first).
+MAX_ENDED = 2000
 
 
 class Hub:
@@ -109,11 +145,19 @@ class Hub:
         self.private: dict[str, PrivateTable] = {}
         self.private_of: dict[str, str] = {}  # key -> invite
         self._house_ids: dict[str, int] = {}
+        #: Games that ended here lately (game id -> what "play again" needs), and the private
+        #: table playing each again (game id -> invite).
+        self.ended: dict[str, Ended] = {}
+        self.again_of: dict[str, str] = {}
         self._matchmaker: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
         self.games_started = 0
         #: Decision latency and bot thinking time of this process (``GET /api/metrics``).
         self.metrics = ServerMetrics()
+        #: Several processes, one competition (``redis_url`` set): see cluster.py.
+        self.cluster: Cluster | None = None
+        #: The tournaments' lobby and scheduler (tournament_lobby.py).
+        self.tournaments = TournamentLobby(self)
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -132,9 +176,11 @@ class Hub:
                 self.house_bot(spec),
             )
         self._matchmaker = asyncio.create_task(self._match_loop(), name="matchmaker")
+        await self.tournaments.start(recover_all=self.cluster is None)
         self._watcher = asyncio.create_task(self.metrics.watch_loop(), name="loop-lag")
 
     async def shutdown(self) -> None:
+        await self.tournaments.stop()
         if self._matchmaker is not None:
             self._matchmaker.cancel()
         if self._watcher is not None:
@@ -144,6 +190,7 @@ class Hub:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        await self.tournaments.drain()
 
     def available_games(self) -> dict[str, GameSpec]:
         specs = {}
@@ -153,6 +200,12 @@ class Hub:
             except Exception:
                 continue
         return specs
+
+    def house_bots(self, spec: GameSpec) -> list[str]:
+        """The built-in bots a table may seat: every one this install can build (``learned``
+        needs numpy). Some fit some tables only (``learned``: its weights' tables): a join
+        asking for one elsewhere is refused with the bot's reason (:meth:`_check_bots`)."""
+        return [name for name in spec.bots if not _missing(spec.bots[name])]
 
     def house_bot(self, spec: GameSpec) -> str:
         configured = self.settings.house_bots.get(spec.name)
@@ -181,7 +234,10 @@ class Hub:
 
     def forget(self, member_key: str, peer: Peer) -> None:
         """The connection of ``member_key`` closed: leave queues and detach from tables."""
-        self._unqueue(member_key)
+        self._unqueue(member_key, peer)
+        self.tournaments.forget(member_key)
+        if self.cluster is not None:
+            self.cluster.forget(member_key, peer)
         self._leave_private(member_key, peer)
         for game_id in list(self.seats_by_key.get(member_key, {})):
             table = self.tables.get(game_id)
@@ -211,14 +267,39 @@ class Hub:
         )
         return spec, resolved, rules_name
 
+    def pace_for(self, chosen: str | None, members: list[Member]) -> str:
+        """The pace of an unrated table: the one chosen, else the server's ``pace`` when a
+        person is seated, else instant (bots alone are never slowed)."""
+        if chosen is not None:
+            return chosen
+        return self.settings.pace if any(m.kind in PEOPLE for m in members) else "instant"
+
     def busy(self, key: str) -> bool:
-        return key in self.queued or key in self.private_of or bool(self.running_games(key))
+        return (
+            key in self.queued
+            or key in self.private_of
+            or bool(self.running_games(key))
+            or (self.cluster is not None and self.cluster.busy(key))
+        )
 
     async def join(self, member: Member, message: Mapping[str, Any]) -> None:
         """Serve a ``join`` message; raises :class:`JoinError`."""
-        if self.busy(member.key):
-            raise JoinError("busy", "already queued, at a private table or playing a game")
+        cluster = self.cluster
+        if cluster is not None:
+            await cluster.refresh(member.key)
+            key = member.key
+            here = key in self.queued or key in self.private_of or bool(self.running_games(key))
+            if cluster.busy(key) and not here and hasattr(member.peer, "cid"):
+                # another process holds a seat for this identity (a table formed from its
+                # previous connection's queue entry): it gets that seat back, as by resume
+                cluster.resume(member.peer, None, 0)  # type: ignore[arg-type]
+                return
         lobby = message["lobby"]
+        if lobby == "tournament":
+            await self.tournaments.join(member, message)
+            return
+        if self.busy(member.key) or member.key in self.tournaments.waiting_in:
+            raise JoinError("busy", "already queued, at a private table or playing a game")
         if lobby == "ranked":
             await self._join_ranked(member, message)
         elif lobby == "practice":
@@ -242,16 +323,22 @@ class Hub:
             self.db_executor, lambda: self.store.rating(pid, spec.name, rules_name)
         )
         queue_key = (spec.name, rules_name)
-        queue = self.queues.setdefault(queue_key, [])
-        queue.append(QueueEntry(member, rating_math.conservative(mu, sigma), time.monotonic()))
-        self.queued[member.key] = queue_key
+        rating = rating_math.conservative(mu, sigma)
+        if self.cluster is not None:  # one queue for every process
+            self.queued[member.key] = queue_key
+            queued = await self.cluster.enqueue(member.peer, queue_key, rating)  # type: ignore[arg-type]
+        else:
+            queue = self.queues.setdefault(queue_key, [])
+            queue.append(QueueEntry(member, rating, time.monotonic()))
+            self.queued[member.key] = queue_key
+            queued = len(queue)
         member.peer.send(
             {
                 "type": "waiting",
                 "lobby": "ranked",
                 "game": spec.name,
                 "rules": rules_name,
-                "queued": len(queue),
+                "queued": queued,
                 "fill_after_ms": self.settings.fill_wait_ms,
             }
         )
@@ -273,20 +360,43 @@ class Hub:
             bots = list(opponents)
             if len(bots) != seats - 1:
                 raise JoinError("bad_join", f"give one opponent per other seat ({seats - 1})")
-        self._check_bots(spec, bots)
+        self._check_bots(spec, bots, rules, seats)
+        pace, delay_ms = _pace_options(message)
+        rated = _rated_option(message, member)
         await self.start_table(
-            spec, rules, rules_name, "practice", [member], bots, rated=False, shuffle=True
+            spec,
+            rules,
+            rules_name,
+            "practice",
+            [member],
+            bots,
+            rated=rated,
+            shuffle=True,
+            house_players=await self._house_identities(bots) if rated else None,
+            pace=pace,
+            spectator_delay_ms=delay_ms,
         )
 
     async def _join_private(self, member: Member, message: Mapping[str, Any]) -> None:
         invite = message.get("invite")
         create = message.get("create")
+        if message.get("again") is not None:
+            await self._join_again(member, str(message["again"]))
+            return
         if invite is not None:
             table = self.private.get(str(invite).upper())
             if table is None:
                 raise JoinError("unknown_invite", f"no open private table {invite!r}")
             if table.open_seats <= 0:
                 raise JoinError("bad_join", "that table is full")
+            if table.reserved and member.key not in table.reserved:
+                raise JoinError(
+                    "bad_join", f"this table plays game {table.again} again: its players only"
+                )
+            if table.rated and member.player_id is None:
+                raise JoinError(
+                    "bad_join", "this table is rated: sign in to play at it (guests play unrated)"
+                )
             table.members.append(member)
             self.private_of[member.key] = table.invite
             await self._private_changed(table)
@@ -302,16 +412,20 @@ class Hub:
         bots = list(create.get("bots") or [])
         if len(bots) > seats - 1:
             raise JoinError("bad_join", "leave at least one seat for the creator")
-        self._check_bots(spec, bots)
+        self._check_bots(spec, bots, rules, seats)
         quiet_ms = create.get("quiet_ms")
         if quiet_ms is not None and (type(quiet_ms) is not int or not 500 <= quiet_ms <= 60000):
             raise JoinError("bad_join", "quiet_ms is a whole number of ms from 500 to 60000")
+        pace, delay_ms = _pace_options(create)
         code = _invite_code()
         while code in self.private:
             code = _invite_code()
         table = PrivateTable(code, spec, rules, rules_name, seats, bots, [member])
         table.quiet_ms = quiet_ms
+        table.pace = pace
+        table.spectator_delay_ms = delay_ms
         table.listed = bool(create.get("listed", False))
+        table.rated = _rated_option(create, member)
         self.private[code] = table
         self.private_of[member.key] = code
         await self._private_changed(table)
@@ -325,11 +439,18 @@ class Hub:
             "seats": table.seats,
             "players": [m.name for m in table.members] + [f"house-{b}" for b in table.bots],
             "open_seats": table.open_seats,
+            "pace": self.pace_for(table.pace, table.members),
+            "spectator_delay_ms": table.spectator_delay_ms,
+            "rated": table.rated,
         }
+        if table.again is not None:
+            message["again"] = table.again
         for m in table.members:
             m.peer.send(message)
         if table.open_seats == 0:
             del self.private[table.invite]
+            if table.again is not None:
+                self.again_of.pop(table.again, None)
             for m in table.members:
                 self.private_of.pop(m.key, None)
             started = await self.start_table(
@@ -339,31 +460,103 @@ class Hub:
                 "private",
                 table.members,
                 table.bots,
-                rated=False,
+                rated=table.rated,
                 shuffle=True,
-                extra_meta={"invite": table.invite},
+                house_players=await self._house_identities(table.bots) if table.rated else None,
+                extra_meta={"invite": table.invite, "listed": table.listed},
+                pace=table.pace,
+                spectator_delay_ms=table.spectator_delay_ms,
             )
             if table.quiet_ms is not None:
                 # the table's task has not run yet: its first auction already uses this
                 started.quiet_s = table.quiet_ms / 1000.0
 
-    def _check_bots(self, spec: GameSpec, bots: list[str]) -> None:
+    async def _join_again(self, member: Member, game_id: str) -> None:
+        """ "Play again": the first player of an ended game to ask opens a private table with
+        the same rules, seats and house bots (and the same rated choice, pace and quiet
+        period); each other player confirms by asking too; registered bots of that game that
+        are online and idle are seated again at once. The table starts when all are back."""
+        ended = self.ended.get(game_id)
+        if ended is None:
+            raise JoinError("unknown_game", f"no game {game_id!r} ended here lately")
+        if member.key not in ended.keys:
+            raise JoinError("bad_join", f"only the players of game {game_id} can play it again")
+        code = self.again_of.get(game_id)
+        table = self.private.get(code) if code is not None else None
+        if table is not None:
+            if any(m.key == member.key for m in table.members):
+                raise JoinError("busy", "you are already at that table")
+            table.members.append(member)
+            self.private_of[member.key] = table.invite
+            await self._private_changed(table)
+            return
+        code = _invite_code()
+        while code in self.private:
+            code = _invite_code()
+        table = PrivateTable(
+            code, ended.spec, ended.rules, ended.rules_name, ended.seats, list(ended.bots)
+        )
+        table.members.append(member)
+        table.quiet_ms = ended.quiet_ms
+        table.pace = ended.pace
+        table.spectator_delay_ms = ended.spectator_delay_ms
+        table.rated = ended.rated
+        table.again = game_id
+        table.reserved = ended.keys
+        # registered bots come back on their own when they are here and idle
+        for key in sorted(ended.keys):
+            if not key.startswith("bot:") or key == member.key or self.busy(key):
+                continue
+            session = self.online.get(key)
+            bot = getattr(session, "member", None)
+            if bot is not None and table.open_seats > 0:
+                table.members.append(bot)
+                self.private_of[key] = code
+        self.private[code] = table
+        self.again_of[game_id] = code
+        self.private_of[member.key] = code
+        await self._private_changed(table)
+
+    async def _house_identities(self, bots: list[str]) -> list[Identity]:
+        """Stored identities for the house seats of a rated practice or private table, in the
+        order of ``bots``: ``house-BOT-1``, ``house-BOT-2``... per bot (as in ranked)."""
+        wanted: dict[str, int] = {}
+        for bot in bots:
+            wanted[bot] = wanted.get(bot, 0) + 1
+        found = {bot: await self._house_players(bot, n) for bot, n in wanted.items()}
+        taken: dict[str, int] = {}
+        out = []
+        for bot in bots:
+            out.append(found[bot][taken.get(bot, 0)])
+            taken[bot] = taken.get(bot, 0) + 1
+        return out
+
+    def _check_bots(self, spec: GameSpec, bots: list[str], rules: Any, seats: int) -> None:
         for bot in bots:
             # only built-in names: a client must never make the server import a file
-            if bot not in spec.bots:
-                known = ", ".join(spec.bots)
+            if bot not in self.house_bots(spec):
+                known = ", ".join(self.house_bots(spec))
                 raise JoinError("unknown_game", f"no house bot {bot!r} for {spec.name} ({known})")
+        for bot in set(bots):
+            reason = bot_refusal(spec, bot, rules, seats)
+            if reason is not None:  # a bot that fits some tables only: not this one
+                raise JoinError("bad_join", f"house bot {bot!r} cannot play this table: {reason}")
 
     def leave(self, member: Member) -> None:
         """``leave``: out of the queue or private table; from running games (fallback plays)."""
-        self._unqueue(member.key)
+        self._unqueue(member.key, member.peer)
+        self.tournaments.forget(member.key)
+        if self.cluster is not None:
+            self.cluster.leave(member)
         self._leave_private(member.key, member.peer)
         for game_id in self.running_games(member.key):
             self.tables[game_id].leave(member.peer)
 
-    def _unqueue(self, key: str) -> None:
+    def _unqueue(self, key: str, peer: Peer | None = None) -> None:
         queue_key = self.queued.pop(key, None)
-        if queue_key is not None:
+        if queue_key is not None and self.cluster is not None:
+            self.cluster.dequeue(key, queue_key, peer)
+        elif queue_key is not None:
             self.queues[queue_key] = [e for e in self.queues[queue_key] if e.member.key != key]
 
     def _leave_private(self, key: str, peer: Peer) -> None:
@@ -385,7 +578,7 @@ class Hub:
         for g in games:
             table = self.tables[g]
             seat = self.seats_by_key[member.key][g]
-            if member.kind == "guest":
+            if member.kind in PEOPLE:
                 # a person who comes back takes the seat back from the house bot
                 table.seats[seat].taken_over = False
             table.attach(seat, member.peer, since)
@@ -413,13 +606,22 @@ class Hub:
         shuffle: bool,
         house_players: list[Identity] | None = None,
         extra_meta: dict[str, Any] | None = None,
+        pace: str | None = None,
+        spectator_delay_ms: int = 0,
+        game_id: str | None = None,
     ) -> Table:
-        """Seat ``members`` and house ``bots`` and start the game (its task runs on its own)."""
+        """Seat ``members`` and house ``bots`` and start the game (its task runs on its own).
+
+        ``pace`` (``None``: the server's ``pace`` when a person is seated, else instant; a rated
+        table always plays instantly) sets the tempo of the moves a person did not make."""
         seed = secrets.randbits(62)
         settings = self.settings
+        # a rated table of bots only plays instantly; people get the pace they chose
+        people = any(m.kind in PEOPLE for m in members)
+        pace = "instant" if rated and not people else self.pace_for(pace, members)
         seats: list[SeatState] = []
         for m in members:
-            person = m.kind == "guest"
+            person = m.kind in PEOPLE
             seats.append(
                 SeatState(
                     index=0,
@@ -452,18 +654,40 @@ class Hub:
             random.Random(seed).shuffle(seats)
         for i, seat in enumerate(seats):
             seat.index = i
-        game_id = secrets.token_hex(8)
+        game_id = game_id or secrets.token_hex(8)
         setup = TableSetup(
-            game_id, spec, rules, rules_name, seed, lobby, rated, seats, dict(extra_meta or {})
+            game_id,
+            spec,
+            rules,
+            rules_name,
+            seed,
+            lobby,
+            rated,
+            seats,
+            dict(extra_meta or {}),
+            pace=pace,
+            spectator_delay_ms=spectator_delay_ms,
         )
+        return self.launch(setup)
+
+    def launch(
+        self, setup: TableSetup, *, settings: Settings | None = None, fallback_name: str = ""
+    ) -> Table:
+        """Start the table of ``setup`` (its task runs on its own); a tournament's table comes
+        with its own ``settings`` (deadlines, faults before a ban) and fallback bot."""
+        spec = setup.spec
+        seats = setup.seats
+        game_id = setup.game_id
+        lobby = setup.lobby
+        rules_name = setup.rules_name
         table = Table(
             setup,
-            settings=settings,
+            settings=settings or self.settings,
             store=self.store,
             db_executor=self.db_executor,
             bot_executor=self.bot_executor,
             instance=self.instance,
-            fallback_name=self.fallback_bot(spec),
+            fallback_name=fallback_name or self.fallback_bot(spec),
             on_end=self._table_ended,
             metrics=self.metrics,
         )
@@ -472,6 +696,8 @@ class Hub:
             if seat.key is not None:
                 self.seats_by_key.setdefault(seat.key, {})[game_id] = seat.index
         self.tasks[game_id] = asyncio.create_task(self._run_table(table), name=f"table-{game_id}")
+        if self.cluster is not None:
+            self.cluster.table_started(table)
         self.games_started += 1
         log.info(
             "game %s started: %s/%s %s %s", game_id, spec.name, rules_name, lobby, list(table.names)
@@ -489,6 +715,26 @@ class Hub:
             self._table_ended(table)
 
     def _table_ended(self, table: Table) -> None:
+        if table.setup.lobby == "tournament" and table.id in self.tables:
+            self.tournaments.table_ended(table)
+        if self.cluster is not None and table.id in self.tables:
+            self.cluster.table_ended(table)
+        if table.id in self.tables and table.setup.lobby in ("practice", "private"):
+            setup = table.setup
+            self.ended[table.id] = Ended(
+                setup.spec,
+                setup.rules,
+                setup.rules_name,
+                len(table.seats),
+                tuple(s.house for s in table.seats if s.kind == "house" and s.house),
+                frozenset(s.key for s in table.seats if s.key is not None),
+                setup.rated,
+                setup.pace,
+                setup.spectator_delay_ms,
+                None if table.quiet_s is None else int(table.quiet_s * 1000),
+            )
+            while len(self.ended) > MAX_ENDED:
+                del self.ended[next(iter(self.ended))]
         self.tables.pop(table.id, None)
         self.tasks.pop(table.id, None)
         for seat in table.seats:
@@ -513,6 +759,9 @@ class Hub:
 
     async def match_once(self) -> None:
         """Form every ranked table that can be formed now."""
+        if self.cluster is not None:
+            await self._match_cluster(self.cluster)
+            return
         now = time.monotonic()
         wait = self.settings.fill_wait_ms / 1000.0
         for (game, rules_name), queue in list(self.queues.items()):
@@ -543,6 +792,46 @@ class Hub:
                     house_players=house,
                 )
 
+    async def _match_cluster(self, cluster: Cluster) -> None:
+        """The matching over the cluster's queues, on one process at a time (the leader): bots
+        connected to the same process are grouped first (:func:`next_cluster_table`), and each
+        table runs on the process most of its bots are connected to (:meth:`Cluster.seat`), so
+        tables spread over the processes and a relayed seat is the exception."""
+        if not await cluster.is_leader():
+            return
+        settings = self.settings
+        fill = settings.fill_wait_ms / 1000.0
+        local = settings.local_wait_ms / 1000.0
+        for name, spec in self.available_games().items():
+            for rules_name in self.ranked_rules(spec):
+                queue_key = (name, rules_name)
+                queue = await cluster.take_queue(queue_key)
+                if not queue:
+                    continue
+                rules = spec.resolve_rules(rules_name)
+                size = self.table_size(spec, rules)
+                now = time.monotonic()
+                while True:
+                    chosen = next_cluster_table(
+                        queue,
+                        size,
+                        now,
+                        host=cluster.host_of,
+                        local_wait=local,
+                        fill_wait=fill,
+                        slack=settings.local_rating_slack,
+                    )
+                    if chosen is None:
+                        break
+                    for entry in chosen:
+                        queue.remove(entry)
+                    if not await cluster.claim(queue_key, chosen):
+                        break  # one left meanwhile: read the queue again next tick
+                    missing = size - len(chosen)
+                    bot = self.house_bot(spec)
+                    house = await self._house_players(bot, missing)
+                    await cluster.seat(queue_key, chosen, [bot] * missing, house)
+
     async def _house_players(self, bot: str, count: int) -> list[Identity]:
         """Stored identities ``house-BOT-1`` .. ``house-BOT-count``: each house seat of a ranked
         table is its own rated player, so one table never rates one player twice."""
@@ -558,6 +847,88 @@ class Hub:
         return [Identity(self._house_ids[n], n, "house") for n in names]
 
 
+def next_cluster_table(
+    queue: list[QueueEntry],
+    size: int,
+    now: float,
+    *,
+    host: Callable[[QueueEntry], str],
+    local_wait: float,
+    fill_wait: float,
+    slack: float,
+) -> list[QueueEntry] | None:
+    """The entries of the next ranked table a cluster's leader forms from ``queue`` (oldest
+    first), or ``None``; fewer than ``size`` entries: house bots fill the rest.
+
+    For each entry, oldest first: if the process it is connected to (``host``) has ``size - 1``
+    other entries, the closest-rated of them make a table with it, which runs on that process
+    with no seat relayed, unless the whole queue offers one whose ratings are closer by more
+    than ``slack``. An entry without enough company on its own process waits, at most
+    ``local_wait`` seconds (and never beyond ``fill_wait``); then it is matched with the
+    closest ratings in the whole queue, the same process first among equals. An entry that has
+    waited ``fill_wait`` takes whoever is there and house bots (the rule of one process alone,
+    where every entry has the same host).
+    """
+    company: dict[str, int] = {}  # entries per process
+    for entry in queue:
+        company[host(entry)] = company.get(host(entry), 0) + 1
+    for oldest in queue:
+        waited = now - oldest.since
+        mine = host(oldest)
+        if size <= len(queue) and company[mine] < size and waited < min(local_wait, fill_wait):
+            continue  # it waits for company on its own process (no sorting for it)
+        others = sorted(
+            (e for e in queue if e is not oldest),
+            key=lambda e: (abs(e.rating - oldest.rating), host(e) != mine),
+        )
+        if len(others) < size - 1:
+            if waited >= fill_wait:
+                return [oldest, *others]
+            continue
+        best = others[: size - 1]
+        local = [e for e in others if host(e) == mine][: size - 1]
+        if len(local) == size - 1:
+            if _spread(oldest, local) <= _spread(oldest, best) + slack:
+                return [oldest, *local]
+            return [oldest, *best]  # the ratings need the whole queue
+        if waited >= min(local_wait, fill_wait):
+            return [oldest, *best]
+    return None
+
+
+def _spread(oldest: QueueEntry, others: list[QueueEntry]) -> float:
+    return max((abs(e.rating - oldest.rating) for e in others), default=0.0)
+
+
+def _pace_options(message: Mapping[str, Any]) -> tuple[str | None, int]:
+    """``pace`` and ``spectator_delay_ms`` of a join (or its ``create``); raises JoinError."""
+    pace = message.get("pace")
+    if pace is not None and pace not in PACES:
+        raise JoinError("bad_join", f"pace is one of {', '.join(PACES)}, not {pace!r}")
+    delay = message.get("spectator_delay_ms", 0)
+    if delay is None:
+        delay = 0
+    if type(delay) is not int or not 0 <= delay <= MAX_SPECTATOR_DELAY_MS:
+        raise JoinError(
+            "bad_join",
+            f"spectator_delay_ms is a whole number of ms from 0 to {MAX_SPECTATOR_DELAY_MS}",
+        )
+    return pace, delay
+
+
+def _rated_option(message: Mapping[str, Any], member: Member) -> bool:
+    """``rated`` of a practice join or a private table's ``create``; raises JoinError for a
+    guest (a guest has no rating: rated tables seat identities only)."""
+    rated = message.get("rated", False)
+    if type(rated) is not bool:
+        raise JoinError("bad_join", "rated is true or false")
+    if rated and member.player_id is None:
+        raise JoinError(
+            "bad_join", "a rated game needs an account: sign in (guests play unrated games)"
+        )
+    return rated
+
+
 def _invite_code() -> str:
     alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read aloud safely
     return "".join(secrets.choice(alphabet) for _ in range(6))
@@ -571,3 +942,15 @@ def _rules_json(spec: GameSpec, rules: Any) -> dict[str, Any]:
             return data
     game = spec.new_game(rules, spec.seat_range(rules)[0], 0)
     return game.rules_json()
+
+
+def _missing(factory: Any) -> bool:
+    """Whether a bot of ``factory`` cannot be built here (a bot outside the engines whose module
+    needs what this install lacks, such as numpy for ``learned``)."""
+    if not isinstance(factory, OutsideBot):
+        return False
+    try:
+        factory.factory()
+    except ValueError:
+        return True
+    return False

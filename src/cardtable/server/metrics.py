@@ -18,6 +18,7 @@ import asyncio
 import math
 import time
 from array import array
+from collections import Counter
 from typing import Any
 
 #: Samples kept per series; older ones are overwritten.
@@ -112,6 +113,13 @@ class ServerMetrics:
         #: Decisions the quick bot answered because a house bot or the fallback was too slow.
         self.rescues = 0
         self.frames_out = 0
+        #: Faults recorded at this process's tables since it started, by code (``timeout``,
+        #: ``disconnect``, ``left``, ``invalid_action``, ``raised``...): what a load test must
+        #: count beside its own errors (a client does not see every fault the server records).
+        self.faults: Counter[str] = Counter()
+        #: ``error`` messages sent to clients, and ``not_your_turn`` rejections, by code
+        #: (refusals such as ``bad_token``, ``flood``, ``busy``; ``taken_over``).
+        self.errors_sent: Counter[str] = Counter()
         self.started = time.time()
 
     def stamp(self, at: float) -> Stamp:
@@ -124,6 +132,8 @@ class ServerMetrics:
             "frames_in": self.frames_in,
             "frames_out": self.frames_out,
             "rescues": self.rescues,
+            "faults": dict(sorted(self.faults.items())),
+            "errors_sent": dict(sorted(self.errors_sent.items())),
             "decision_latency": self.decision.summary(since),
             "bot_think": self.bot_think.summary(bot_since),
             "loop_lag": self.loop_lag.summary(max(0, self.loop_lag.count - 6000)),

@@ -17,12 +17,15 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from cardtable.core import (
     ActionError,
@@ -37,10 +40,11 @@ from cardtable.core import (
     Termination,
     load_bot,
 )
-from cardtable.protocol import dumps
+from cardtable.protocol import ERROR_CODES, dumps
 from cardtable.server.config import Settings
+from cardtable.server.fault_log import FaultLog
 from cardtable.server.metrics import ServerMetrics, Stamp
-from cardtable.server.store.db import FaultRow, SeatOutcome, Store
+from cardtable.server.store.db import AlreadyEnded, FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.table")
 
@@ -53,6 +57,44 @@ RESCUE_AT = 0.9
 MIN_SEARCH_S = 0.1
 #: The quick bots, first available per game: they answer in well under a millisecond.
 RESCUE_BOTS = ("heuristic", "simple", "random")
+
+# -- pace: the server, not the page, sets the tempo of the moves a person did not make ----------
+
+#: The paces a table may play at, as the share of the normal delays (``instant``: none).
+PACES: dict[str, float] = {"normal": 1.0, "fast": 1 / 3, "instant": 0.0}
+#: Seat kinds of people: a guest, or a person signed in to an account (people's deadlines,
+#: pace and grace apply to both).
+PEOPLE = frozenset({"guest", "person"})
+#: At the normal pace a bot's move is emitted this long (drawn) after it was asked ...
+MOVE_S = (0.6, 1.0)
+#: ... two bots' moves are at least this far apart (simultaneous requests, such as passing) ...
+GAP_S = 0.4
+#: ... after a finished trick, a card going to a herd, a trade's or the rat's outcome, nothing
+#: moves and nobody is asked for this long (the trick stays on the table) ...
+HOLD_S = 1.2
+HOLD_KINDS = frozenset(
+    {
+        "trick",
+        "round_end",
+        "card",
+        "trade",
+        "tie",
+        "payout",
+        "no_bid",
+        "no_claim",
+        "rat_taken",
+        "divided",
+        "skip",
+    }
+)
+#: ... and in an open auction a house bot's bid comes this long (drawn) after it was asked (its
+#: answer is computed at once), so people can bid against it and the knock matters.
+OPEN_BID_S = (0.8, 3.0)
+
+
+def pace_factor(pace: str) -> float:
+    """The share of the normal delays of ``pace`` (unknown names play at the normal pace)."""
+    return PACES.get(pace, 1.0)
 
 
 class Peer(Protocol):
@@ -118,7 +160,7 @@ class SeatState:
 
     index: int
     name: str
-    kind: str  # "bot" | "guest" | "house"
+    kind: str  # "bot" | "guest" | "person" | "house"
     player_id: int | None = None
     #: Identity key of a remote seat (``bot:NAME`` or ``guest:TOKEN``) for resume.
     key: str | None = None
@@ -127,7 +169,13 @@ class SeatState:
     deadline_ms: int = 2000
     bank_ms: int = 10000
     faults: int = 0
+    #: Of those, the faults that never lead to a ban (a Kuh-Handel reply the reference corrects).
+    excused: int = 0
     taken_over: bool = False
+    #: The fallback plays the rest of the game because the seat's connection went for good
+    #: through no fault of the bot (a relayed Kuh-Handel connection whose server process
+    #: died, ``compat/relay.py``): no ban, the game's seat is not stored as taken over.
+    lost: bool = False
     #: A disconnect was already counted as a fault (one fault per disconnection).
     disconnect_counted: bool = False
     #: When the client of a remote seat went away (``None`` while connected): for one
@@ -142,10 +190,16 @@ class SeatState:
     held: list[str] = field(default_factory=list)
     #: The observation a ``push_observations`` client saw last (``None``: nothing yet).
     shown: Any = None
+    #: A person who went away keeps its open decision until this timer fires (``grace_ms``).
+    grace_timer: asyncio.TimerHandle | None = None
 
     @property
     def remote(self) -> bool:
         return self.kind != "house"
+
+    @property
+    def person(self) -> bool:
+        return self.kind in PEOPLE
 
 
 @dataclass
@@ -162,6 +216,17 @@ class Ask:
     timer: asyncio.TimerHandle | None = None
     open: bool = True
     faulted: bool = False
+    #: The client reported a fault on this request (its own fallback answers it).
+    reported: bool = False
+    #: When it was asked, and when its answer may be emitted at the table's pace.
+    created: float = 0.0
+    due: float = 0.0
+    #: The request went to the client (a resume sends it again with its clock running on).
+    sent: bool = False
+    #: Waiting for the seat's client to come back (sent at once when it does).
+    away: bool = False
+    #: A bot's answer is in and waits for its time (later answers are dropped).
+    answered: bool = False
 
 
 @dataclass
@@ -177,6 +242,70 @@ class TableSetup:
     rated: bool
     seats: list[SeatState]
     extra_meta: dict[str, Any] = field(default_factory=dict)
+    #: ``normal`` / ``fast`` / ``instant`` (see :data:`PACES`).
+    pace: str = "instant"
+    #: Spectators get everything this much later.
+    spectator_delay_ms: int = 0
+
+
+_NOTHING: Any = object()
+
+
+class SpectatorFeed:
+    """What the spectators of a table get, in order, ``delay_s`` after it happened.
+
+    It also remembers how far the spectators are (``seen`` events, the ``public`` view last
+    released), so a spectator who arrives late and the HTTP views start from there, never from
+    the present of a delayed table.
+    """
+
+    def __init__(self, spectators: set[Peer], delay_s: float) -> None:
+        self.spectators = spectators
+        self.delay_s = delay_s
+        self.seen = 0
+        self.public: Any = None
+        self._queue: deque[tuple[float, str, bool, int | None, Any]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def delayed(self) -> bool:
+        return self.delay_s > 0
+
+    def emit(
+        self,
+        text: str,
+        *,
+        pushers_only: bool = False,
+        seen: int | None = None,
+        public: Any = _NOTHING,
+    ) -> None:
+        loop = self.loop
+        if not self.delayed or loop is None:
+            self._release(text, pushers_only, seen, public)
+            return
+        self._queue.append((loop.time() + self.delay_s, text, pushers_only, seen, public))
+        if self._timer is None:
+            self._timer = loop.call_at(self._queue[0][0], self._drain)
+
+    def _drain(self) -> None:
+        assert self.loop is not None
+        self._timer = None
+        now = self.loop.time()
+        while self._queue and self._queue[0][0] <= now + 0.001:
+            _due, text, pushers_only, seen, public = self._queue.popleft()
+            self._release(text, pushers_only, seen, public)
+        if self._queue:
+            self._timer = self.loop.call_at(self._queue[0][0], self._drain)
+
+    def _release(self, text: str, pushers_only: bool, seen: int | None, public: Any) -> None:
+        if seen is not None:
+            self.seen = seen
+        if public is not _NOTHING:
+            self.public = public
+        for conn in list(self.spectators):
+            if not pushers_only or _pushes(conn):
+                conn.send_text(text)
 
 
 class Table:
@@ -219,7 +348,9 @@ class Table:
         self.names = tuple(s.name for s in self.seats)
         self.spectators: set[Peer] = set()
         self.asks: dict[str, Ask] = {}
-        self.faults: list[FaultRow] = []
+        #: the game's faults, written to the database as they happen (``fault_log.py``)
+        self.fault_log = FaultLog(store, db_executor, self.id)
+        self.faults: list[FaultRow] = self.fault_log.rows
         self.seen = 0  # events sent so far
         self.result: Result | None = None
         self.started_at = time.time()
@@ -230,8 +361,16 @@ class Table:
         self._done: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._running = False
-        people = any(s.kind == "guest" for s in self.seats)
+        people = any(s.kind in PEOPLE for s in self.seats)
         self.quiet_s = (settings.quiet_ms if people else settings.bot_quiet_ms) / 1000.0
+        self.pace = setup.pace if setup.pace in PACES else "normal"
+        self.spectator_delay_ms = max(0, int(setup.spectator_delay_ms))
+        self.grace_s = max(0, settings.grace_ms) / 1000.0
+        self._feed = SpectatorFeed(self.spectators, self.spectator_delay_ms / 1000.0)
+        self._rng = random.Random(setup.seed ^ 0x5EED)
+        #: Pace: nothing moves before this (a finished trick stays), and when a bot last moved.
+        self._hold_until = 0.0
+        self._last_bot_move = 0.0
         for seat in self.seats:
             if seat.kind == "house":
                 agent = load_bot(self.spec.name, seat.house or "random", seed=self._seat_seed(seat))
@@ -262,10 +401,13 @@ class Table:
                 lobby=self.setup.lobby,
                 rated=self.setup.rated,
                 instance=self.instance,
-                seats=[(s.player_id, s.name, s.kind) for s in self.seats],
+                seats=[(s.player_id, s.name, s.kind, s.key) for s in self.seats],
             ),
         )
         self._running = True
+        self.fault_log.open()
+        self._feed.loop = loop
+        self._feed.public = self.game.observe_json(None)
         try:
             for seat in self.seats:
                 if seat.conn is not None:
@@ -320,54 +462,91 @@ class Table:
                         "request_kind": f.request_kind,
                         "code": f.code,
                         "reason": f.reason,
+                        **({"detail": f.detail} if f.detail else {}),
                     }
                     for f in self.faults
                 ],
                 **self.setup.extra_meta,
             },
         )
-        outcomes = [SeatOutcome(s.index, s.player_id, s.faults, s.taken_over) for s in self.seats]
+        outcomes = [
+            SeatOutcome(s.index, s.player_id, s.faults, s.taken_over and not s.lost)
+            for s in self.seats
+        ]
+        unstored = await self.fault_log.close()  # the rest were stored as they happened
         settings = self.settings
+        record_json = record.to_json()
+        result_json: dict[str, Any] = result.to_json()
+        # Nothing finished is lost: the end is kept here until a commit succeeds, and clients
+        # get game_end only after it (the store already retries deadlocks and serialization
+        # failures; this outer loop rides out a database that is away for a while).
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                suspended = await self._loop.run_in_executor(
+                    self.db_executor,
+                    lambda: self.store.finish_game(
+                        self.id,
+                        record=record_json,
+                        result=result.to_json(),
+                        seats=outcomes,
+                        fault_rows=unstored,
+                        suspend_after=settings.suspend_after_games,
+                        suspend_window=settings.suspend_window_games,
+                        suspend_minutes=settings.suspend_minutes,
+                    ),
+                )
+                if suspended:
+                    log.warning("suspended after game %s: %s", self.id, ", ".join(suspended))
+                break
+            except AlreadyEnded as exc:
+                if exc.status == "finished" and attempt > 1:
+                    break  # an earlier try committed before its answer was lost
+                # the cluster took this process for dead and aborted the game: say so
+                log.error("game %s: %s; its end is not stored", self.id, exc)
+                result_json = {
+                    "termination": "aborted",
+                    "scores": [],
+                    "places": [],
+                    "reason": "the game was aborted while its server process was unreachable",
+                    "details": {},
+                }
+                break
+            except Exception:
+                log.exception("game %s: end not stored (try %d); trying again", self.id, attempt)
+                await asyncio.sleep(min(5.0, 0.1 * 2 ** min(attempt, 6)))
+        for seat in self.seats:
+            self._release_held(seat)
+        message = {
+            "type": "game_end",
+            "game_id": self.id,
+            "result": result_json,
+            "record_url": f"/api/games/{self.id}/record",
+            "rated": self.setup.rated,
+        }
+        # each seat's final view rides in its game_end (spectators: the public view), so a
+        # client that shows the board has the board of the result
+        for seat in self.seats:
+            if seat.conn is not None:
+                seat.conn.send({**message, "observation": self._final_view(seat.index)})
+        self._feed.emit(dumps({**message, "observation": self._final_view(None)}))
+        for box in self._boxes():
+            end = getattr(box.agent, "end", None)
+            if end is not None:
+                try:
+                    end(result)
+                except Exception:
+                    log.exception("a bot's end() failed in %s", self.id)
+        if self.on_end is not None:
+            self.on_end(self)
+
+    def _final_view(self, seat: int | None) -> Any:
         try:
-            suspended = await self._loop.run_in_executor(
-                self.db_executor,
-                lambda: self.store.finish_game(
-                    self.id,
-                    record=record.to_json(),
-                    result=result.to_json(),
-                    seats=outcomes,
-                    fault_rows=self.faults,
-                    suspend_after=settings.suspend_after_games,
-                    suspend_window=settings.suspend_window_games,
-                    suspend_minutes=settings.suspend_minutes,
-                ),
-            )
-            if suspended:
-                log.warning("suspended after game %s: %s", self.id, ", ".join(suspended))
-        finally:
-            for seat in self.seats:
-                self._release_held(seat)
-            message = {
-                "type": "game_end",
-                "game_id": self.id,
-                "result": result.to_json(),
-                "record_url": f"/api/games/{self.id}/record",
-                "rated": self.setup.rated,
-            }
-            for seat in self.seats:
-                if seat.conn is not None:
-                    seat.conn.send(message)
-            for spectator in self.spectators:
-                spectator.send(message)
-            for box in self._boxes():
-                end = getattr(box.agent, "end", None)
-                if end is not None:
-                    try:
-                        end(result)
-                    except Exception:
-                        log.exception("a bot's end() failed in %s", self.id)
-            if self.on_end is not None:
-                self.on_end(self)
+            return self.game.observe_json(seat)
+        except Exception:  # an aborted game that cannot be observed any more
+            log.exception("no final view of %s for seat %s", self.id, seat)
+            return None
 
     # -- what clients get -------------------------------------------------------------------
 
@@ -381,20 +560,61 @@ class Table:
             "seat": seat,
             "seats": len(self.seats),
             "names": list(self.names),
+            "pages": [self._page(s) for s in self.seats],
             "lobby": self.setup.lobby,
             "rated": self.setup.rated,
+            "pace": self.pace,
+            "spectator_delay_ms": self.spectator_delay_ms,
+            **self._bot_seed(seat),
         }
+
+    @staticmethod
+    def _page(seat: SeatState) -> str | None:
+        """The page of the seat's name: a person's with an account (``/players/NAME``), a
+        stored bot's (``/bots/NAME``: a registered bot, a house bot of rated games); a guest
+        has none (``None``), like ``seats[].page`` of ``GET /api/tables``."""
+        if seat.player_id is None:
+            return None
+        where = "players" if seat.kind == "person" else "bots"
+        return f"/{where}/{quote(seat.name, safe='')}"
+
+    def _bot_seed(self, seat: int | None) -> dict[str, int]:
+        """A tournament's seed for the seat's bot (the arena's), when it gives one."""
+        seeds = self.setup.extra_meta.get("bot_seeds")
+        return {} if seat is None or not seeds else {"bot_seed": int(seeds[seat])}
+
+    def spectator_view(self) -> tuple[Any, int]:
+        """The public view and the number of events a spectator has now (a delayed table:
+        as they were ``spectator_delay_ms`` ago)."""
+        if self._feed.delayed:
+            return self._feed.public, self._feed.seen
+        return self.game.observe_json(None), self.seen
 
     def public_view(self) -> dict[str, Any]:
         """What anyone may know about the running game (spectators' view)."""
+        observation, seen = self.spectator_view()
         return {
-            "observation": self.game.observe_json(None),
+            "observation": observation,
             "events": [
                 {"index": i, "kind": e.kind, "data": dict(e.data)}
                 for i, e in enumerate(self.game.events(0))
-                if e.to is None
+                if e.to is None and i < seen
             ],
         }
+
+    def pace_factor(self) -> float:
+        """The share of the normal delays this table plays at now: its pace at a table with a
+        person or a spectator (none otherwise); while none of its people is present, at least
+        the server's ``away_pace`` (so "take my seat back" works until the end)."""
+        if self.result is not None:
+            return 0.0
+        people = [s for s in self.seats if s.person]
+        if not people and not self.spectators:
+            return 0.0
+        factor = pace_factor(self.pace)
+        if people and all(s.conn is None or s.taken_over for s in people):
+            factor = max(factor, pace_factor(self.settings.away_pace))
+        return factor * max(0.0, self.settings.pace_scale)
 
     def attach(self, seat_index: int, conn: Peer, since: int = 0) -> None:
         """Bind a (re)connected client to its seat: it gets game_start, the events it may see
@@ -403,6 +623,9 @@ class Table:
         seat.conn = conn
         seat.away_since = None
         seat.disconnect_counted = False
+        if seat.grace_timer is not None:
+            seat.grace_timer.cancel()
+            seat.grace_timer = None
         seat.held.clear()  # the events from ``since`` are sent again below
         seat.shown = None
         self._refresh_pushing()
@@ -415,37 +638,76 @@ class Table:
             if ev.visible_to(seat_index):
                 conn.send(self._event_message(i, ev))
         for ask in list(self.asks.values()):
-            if ask.seat == seat_index and ask.mode == "remote" and ask.open:
+            # the same open requests again (a paced one not sent yet goes out on its time)
+            mine = ask.seat == seat_index and ask.mode == "remote" and ask.open
+            if mine and (ask.sent or ask.away):
                 self._send_request(ask, seat)
         if not seat.taken_over:
             self._advance()  # a seat played by the fallback while away is asked again
 
     def detach(self, conn: Peer) -> None:
-        """A client disconnected: its open requests go to the fallback (one fault)."""
+        """A client disconnected. A bot's open requests go to the fallback (one fault). A
+        person's stay open for the grace period (``grace_ms``): no fault, no answer for it;
+        a reconnect (resume) gets the same requests; after the grace the fallback answers
+        them (one ``disconnect`` fault)."""
         for seat in self.seats:
             if seat.conn is conn:
                 seat.conn = None
                 seat.away_since = time.monotonic()
                 seat.held.clear()  # a resume sends the events from its ``since`` again
+                grace = seat.person and not seat.taken_over and self.grace_s > 0
                 for ask in list(self.asks.values()):
-                    if ask.seat == seat.index and ask.mode == "remote" and ask.open:
+                    if ask.seat == seat.index and ask.mode == "remote" and ask.open and ask.sent:
                         if ask.optional:
                             self._close(ask)
-                        else:
+                        elif not grace:
                             seat.disconnect_counted = True  # one fault per disconnection
                             self._fault(ask, "disconnect", "the client disconnected")
+                if grace and self._loop is not None:
+                    if seat.grace_timer is not None:
+                        seat.grace_timer.cancel()
+                    seat.grace_timer = self._loop.call_later(
+                        self.grace_s, self._on_grace_over, seat
+                    )
                 if self._running:
                     self._advance()
         self.spectators.discard(conn)
 
-    def leave(self, conn: Peer) -> None:
-        """The client gives up its seat: the fallback plays the rest of the game."""
+    def _on_grace_over(self, seat: SeatState) -> None:
+        """A person did not come back within the grace period: the fallback answers the
+        decisions it left open (one ``disconnect`` fault) and, from now on, at once."""
+        seat.grace_timer = None
+        if seat.conn is not None or self.result is not None or not self._running:
+            return
+        seat.away_since = None
+        for ask in list(self.asks.values()):
+            mine = ask.seat == seat.index and ask.open and ask.mode == "remote"
+            if mine and ask.sent and not ask.faulted:
+                seat.disconnect_counted = True
+                self._fault(
+                    ask, "disconnect", f"the person did not come back within {self.grace_s:g} s"
+                )
+        self._advance()
+
+    def leave(
+        self,
+        conn: Peer,
+        code: str = "left",
+        reason: str = "the client left the game",
+        *,
+        excused: bool = False,
+    ) -> None:
+        """The client gives up its seat (or its connection is gone for good, ``code``
+        ``disconnected``): the fallback plays the rest of the game. ``excused``: the server
+        lost the connection (a relayed one whose process died): the fault is recorded but is
+        no strike and the seat is not banned (:attr:`SeatState.lost`)."""
         for seat in self.seats:
             if seat.conn is conn:
                 seat.conn = None
                 if not seat.taken_over:
                     seat.taken_over = True
-                    self._record_fault(seat, None, "left", "the client left the game")
+                    seat.lost = excused
+                    self._record_fault(seat, None, code, reason, ban=not excused)
                 for ask in list(self.asks.values()):
                     if ask.seat == seat.index and ask.mode == "remote" and ask.open:
                         self._close(ask)
@@ -453,17 +715,28 @@ class Table:
                     self._advance()
 
     def spectate(self, conn: Peer) -> None:
+        """A spectator arrives: game_start, the public events so far and (when it asked for
+        pushes) the public view; at a delayed table, as far as the spectators are."""
         self.spectators.add(conn)
         if not self._running:
             return
         conn.send(self.game_start(None))
+        public, seen = self.spectator_view()
         for i, ev in enumerate(self.game.events(0)):
-            if i >= self.seen:
+            if i >= seen:
                 break
             if ev.to is None:
                 conn.send(self._event_message(i, ev))
         if _pushes(conn):
-            conn.send(self._observation_message(None))
+            conn.send(
+                {
+                    "type": "observation",
+                    "game_id": self.id,
+                    "seat": None,
+                    "events_seen": seen,
+                    "observation": public,
+                }
+            )
             self._pushing = True
 
     # -- answers ----------------------------------------------------------------------------
@@ -481,6 +754,7 @@ class Table:
             ask is None
             or not ask.open
             or ask.mode != "remote"
+            or not ask.sent
             or self.seats[ask.seat].conn is not conn
         ):
             conn.send(
@@ -521,6 +795,89 @@ class Table:
             self._stamp = None
         return True
 
+    def on_fault_report(self, conn: Peer, message: Mapping[str, Any]) -> bool:
+        """A client's ``fault`` report (its bot raised, answered with no action, was late):
+        stored as a fault of that kind at once. Unless the report says its own fallback answers
+        (``answered``), the server's fallback answers the request now instead of waiting for
+        the deadline. ``False`` (and ``not_your_turn``) for a request not open for the client."""
+        request_id = str(message["request_id"])
+        ask = self.asks.get(request_id)
+        if (
+            ask is None
+            or not ask.open
+            or ask.mode != "remote"
+            or not ask.sent
+            or ask.faulted
+            or ask.reported
+            or self.seats[ask.seat].conn is not conn
+        ):
+            conn.send(
+                {
+                    "type": "rejected",
+                    "game_id": self.id,
+                    "request_id": request_id,
+                    "code": "not_your_turn",
+                    "reason": f"request {request_id!r} is not open for you (it may have been "
+                    "cancelled, answered or reported already): the report changes nothing",
+                }
+            )
+            return False
+        code = str(message["kind"])
+        answered = message.get("answered") is True
+        reason = str(message.get("reason") or ERROR_CODES.get(code, code))
+        detail: dict[str, Any] = {
+            "reported_by": "client",
+            "after_ms": round((time.monotonic() - ask.sent_at) * 1000.0, 1),
+            "answered_by": "client" if answered else "server",
+        }
+        exception = message.get("exception")
+        if isinstance(exception, Mapping):
+            detail["exception"] = dict(exception)
+        if answered or ask.optional:
+            # its own fallback's action follows (an open auction may stay silent)
+            ask.reported = True
+            self._record_fault(self.seats[ask.seat], ask.request, code, reason, detail)
+        else:
+            self._fault(ask, code, reason, detail)
+        return True
+
+    def delegate(self, conn: Peer, request_id: str) -> bool:
+        """The seat's client hands request ``request_id`` to the server's fallback bot without
+        a fault (a Kuh-Handel seat: a request the reference never asks, :mod:`.compat.seat`).
+        ``False`` if the request is not open for the client."""
+        ask = self.asks.get(request_id)
+        if ask is None or not ask.open or ask.mode != "remote" or ask.faulted:
+            return False
+        seat = self.seats[ask.seat]
+        if seat.conn is not conn:
+            return False
+        left_ms = ask.deadline_ms - (time.monotonic() - ask.sent_at) * 1000.0
+        self._think(ask, self._fallback_box(seat), max(MIN_SEARCH_S, left_ms / 1000.0))
+        return True
+
+    def is_open(self, conn: Peer, request_id: str) -> Request | None:
+        """The request ``request_id`` while it waits for ``conn``'s answer, else ``None``."""
+        ask = self.asks.get(request_id)
+        if ask is None or not ask.open or ask.mode != "remote" or ask.faulted:
+            return None
+        return ask.request if self.seats[ask.seat].conn is conn else None
+
+    def note_fault(
+        self,
+        conn: Peer,
+        code: str,
+        reason: str,
+        request: Request | None = None,
+        *,
+        ban: bool = True,
+    ) -> None:
+        """A fault of ``conn``'s seat that no request of the table's own clocks saw (a Kuh-Handel
+        seat's late acknowledgement, a reply the reference corrects: ``ban=False``, it counts
+        but never hands the seat to the fallback)."""
+        for seat in self.seats:
+            if seat.conn is conn:
+                self._record_fault(seat, request, code, reason, ban=ban)
+
     def on_malformed(self, conn: Peer, code: str, reason: str) -> None:
         """A frame from this seat's client could not be read: its oldest open request is a
         fault (the fallback answers it)."""
@@ -546,6 +903,12 @@ class Table:
         if self.game.is_over():
             self._cancel_all()
             self.result = self.game.result()
+            # The final board: every client that follows the table's view gets the view after
+            # the last action before game_end (the result must never contradict the board).
+            for seat in self.seats:
+                self._release_held(seat)
+            if self._pushing:
+                self._push_observations(set())
             if self._done is not None and not self._done.done():
                 self._done.set_result(None)
             return
@@ -577,8 +940,10 @@ class Table:
     def _refresh_pushing(self) -> None:
         """Note whether any seat or spectator asked for pushed observations (after a client
         came or went), so the common case costs one attribute read per step."""
-        self._pushing = any(s.conn is not None and _pushes(s.conn) for s in self.seats) or any(
-            _pushes(c) for c in self.spectators
+        self._pushing = (
+            any(s.conn is not None and _pushes(s.conn) for s in self.seats)
+            or any(_pushes(c) for c in self.spectators)
+            or self._feed.delayed  # a delayed table keeps the spectators' view as it was
         )
 
     def _push_observations(self, asked: set[int]) -> None:
@@ -592,14 +957,12 @@ class Table:
             if observation != seat.shown:
                 seat.shown = observation
                 conn.send(self._observation_message(seat.index, observation))
-        watchers = [c for c in self.spectators if _pushes(c)]
-        if watchers:
+        if self._feed.delayed or any(_pushes(c) for c in self.spectators):
             public = self.game.observe_json(None)
             if public != self._public_shown:
                 self._public_shown = public
                 text = dumps(self._observation_message(None, public))
-                for conn in watchers:
-                    conn.send_text(text)
+                self._feed.emit(text, pushers_only=True, public=public)
 
     def _observation_message(self, seat: int | None, observation: Any = None) -> dict[str, Any]:
         return {
@@ -610,42 +973,91 @@ class Table:
             "observation": self.game.observe_json(seat) if observation is None else observation,
         }
 
+    def _away_window_s(self, seat: SeatState) -> float:
+        """How long a remote seat's requests wait for its client to come back: a person's
+        grace period, a bot's decision deadline."""
+        return self.grace_s if seat.person else seat.deadline_ms / 1000.0
+
+    def _waiting_for(self, seat: SeatState) -> bool:
+        """The seat's client went away a moment ago and its requests wait for it."""
+        if seat.away_since is None:
+            return False
+        return time.monotonic() - seat.away_since < self._away_window_s(seat)
+
     def _mode_for(self, req: Request) -> str:
         seat = self.seats[req.seat]
-        if req.kind in self._quiet_kinds and (
-            seat.kind == "house" or seat.taken_over or seat.conn is None
-        ):
+        machine = seat.kind == "house" or seat.taken_over
+        away = seat.conn is None
+        if req.kind in self._quiet_kinds and (machine or away):
             return "clock"
-        if seat.kind == "house" or seat.taken_over or seat.conn is None:
+        if machine or (away and not self._waiting_for(seat)):
             return "bot"
         return "remote"
 
     def _ask(self, req: Request, quiet: bool) -> None:
         self._seq += 1
         ask = Ask(f"{self._seq}", req.seat, req, self._mode_for(req), optional=quiet)
+        ask.created = time.monotonic()
         seat = self.seats[req.seat]
         self.asks[ask.request_id] = ask
         if ask.mode == "clock":
             return  # the quiet clock answers it
+        ask.due = self._due_for(ask, seat)
         if ask.mode == "remote":
-            assert seat.conn is not None
             ask.deadline_ms = seat.deadline_ms
-            self._send_request(ask, seat)
+            wait = ask.due - time.monotonic()
+            if seat.conn is None:
+                self._wait_for_return(ask, seat)
+            elif wait > 0.005 and self._loop is not None:
+                # at the table's pace: the client is asked (and its clock starts) on time
+                ask.timer = self._loop.call_later(wait, self._send_due, ask)
+            else:
+                self._send_request(ask, seat)
             return
-        if seat.kind != "house" and not seat.taken_over and seat.away_since is not None:
-            # The client just went away: give it one deadline to come back (a reconnect
-            # resumes the seat and gets this request) before the fallback answers.
-            left_s = seat.deadline_ms / 1000.0 - (time.monotonic() - seat.away_since)
-            if left_s > 0 and self._loop is not None:
-                ask.mode = "remote"
-                ask.deadline_ms = seat.deadline_ms
-                ask.sent_at = time.monotonic()
-                ask.timer = self._loop.call_later(left_s, self._on_away, ask)
-                return
         self._answer_for_away_seat(ask)
 
+    def _due_for(self, ask: Ask, seat: SeatState) -> float:
+        """When ``ask``'s answer may appear at the table's pace (0: at once). A person is asked
+        once a finished trick or trade has been shown; a bot's move comes a drawn delay after
+        it was asked (longer for an open auction's bids) and apart from the last bot move."""
+        factor = self.pace_factor()
+        if factor <= 0:
+            return 0.0
+        if seat.person and not seat.taken_over:
+            return self._hold_until
+        low, high = OPEN_BID_S if ask.optional else MOVE_S
+        return max(
+            self._hold_until,
+            self._last_bot_move + GAP_S * factor,
+            ask.created + self._rng.uniform(low, high) * factor,
+        )
+
+    def _send_due(self, ask: Ask) -> None:
+        ask.timer = None
+        if not ask.open or self.result is not None:
+            return
+        seat = self.seats[ask.seat]
+        if seat.conn is None:
+            self._wait_for_return(ask, seat)
+        else:
+            self._send_request(ask, seat)
+
+    def _wait_for_return(self, ask: Ask, seat: SeatState) -> None:
+        """The seat's client went away: the request waits for it (a reconnect resumes the seat
+        and gets this request) until its away window ends, then the fallback answers."""
+        assert self._loop is not None
+        since = seat.away_since if seat.away_since is not None else time.monotonic()
+        left_s = self._away_window_s(seat) - (time.monotonic() - since)
+        ask.mode = "remote"
+        ask.away = True
+        ask.deadline_ms = seat.deadline_ms
+        ask.sent_at = time.monotonic()
+        if ask.timer is not None:
+            ask.timer.cancel()
+        ask.timer = self._loop.call_later(max(0.0, left_s), self._on_away, ask)
+
     def _on_away(self, ask: Ask) -> None:
-        """The client did not come back within the deadline: the fallback answers."""
+        """The client did not come back in time: the fallback answers."""
         if not ask.open or self.result is not None:
             return
         seat = self.seats[ask.seat]
@@ -653,6 +1065,7 @@ class Table:
             return
         ask.timer = None
         ask.mode = "bot"
+        ask.away = False
         seat.away_since = None  # from now on the fallback answers at once until it returns
         self._answer_for_away_seat(ask)
         self._advance()
@@ -667,15 +1080,22 @@ class Table:
         self._think(ask, box, seat.deadline_ms / 1000.0)
 
     def _send_request(self, ask: Ask, seat: SeatState) -> None:
+        """Send ``ask`` to the seat's client and start its clock; a request sent before (a
+        resume) goes again with its clock running on: what is left of the deadline and bank."""
         assert seat.conn is not None and self._loop is not None
+        deadline_ms, bank_ms = ask.deadline_ms, seat.bank_ms
+        if ask.sent:
+            over_ms = (time.monotonic() - ask.sent_at) * 1000.0 - ask.deadline_ms
+            deadline_ms = max(0, int(-over_ms))
+            bank_ms = max(0, int(seat.bank_ms - max(0.0, over_ms)))
         message: dict[str, Any] = {
             "type": "request",
             "game_id": self.id,
             "request_id": ask.request_id,
             "request": self.game.request_to_json(ask.request),
             "observation": self.game.observe_json(ask.seat),
-            "deadline_ms": int(self.quiet_s * 1000) if ask.optional else ask.deadline_ms,
-            "time_bank_ms": seat.bank_ms,
+            "deadline_ms": int(self.quiet_s * 1000) if ask.optional else deadline_ms,
+            "time_bank_ms": bank_ms,
         }
         if ask.optional:
             message["optional"] = True
@@ -687,6 +1107,10 @@ class Table:
             text = f'{text[:-1]},"events":[{",".join(seat.held)}]}}'
             seat.held.clear()
         seat.conn.send_text(text, self._stamp)
+        if ask.sent:
+            return  # the clock started when it was first sent
+        ask.sent = True
+        ask.away = False
         ask.sent_at = time.monotonic()
         if ask.timer is not None:
             ask.timer.cancel()
@@ -729,23 +1153,51 @@ class Table:
         self, ask: Ask, box: AgentBox, future: asyncio.Future[Any], started: float
     ) -> None:
         self.metrics.bot_think.add(time.perf_counter() - started)
-        if not ask.open or self.result is not None:
+        if not ask.open or ask.answered or self.result is not None:
             return
         try:
             action = future.result()
-            self.game.apply(ask.seat, action)
         except Exception as exc:
             # a house bot or fallback failed: note it, then answer with the simplest choice
             log.warning("bot of seat %s in %s failed: %r", ask.seat, self.id, exc)
             self._last_resort(ask, f"{type(exc).__name__}: {exc}")
             return
+        self._play_bot(ask, action)
+
+    def _play_bot(self, ask: Ask, action: Any) -> None:
+        """A house bot's or the fallback's answer is in: play it now or, at a paced table,
+        when it is due (a later answer to the same request is dropped)."""
+        ask.answered = True
+        if ask.timer is not None:  # the rescue clock: the answer is here
+            ask.timer.cancel()
+            ask.timer = None
+        self._apply_bot(ask, action)
+
+    def _apply_bot(self, ask: Ask, action: Any) -> None:
+        ask.timer = None
+        if not ask.open or self.result is not None:
+            return
+        factor = self.pace_factor()
+        if factor > 0 and self._loop is not None:
+            due = max(ask.due, self._hold_until, self._last_bot_move + GAP_S * factor)
+            wait = due - time.monotonic()
+            if wait > 0.005:
+                ask.timer = self._loop.call_later(wait, self._apply_bot, ask, action)
+                return
+        try:
+            self.game.apply(ask.seat, action)
+        except Exception as exc:
+            log.warning("bot of seat %s in %s failed: %r", ask.seat, self.id, exc)
+            self._last_resort(ask, f"{type(exc).__name__}: {exc}")
+            return
+        self._last_bot_move = time.monotonic()
         self._close(ask)
         self._advance()
 
     def _rescue(self, ask: Ask) -> None:
         """Answer ``ask`` now, on the event loop, with the seat's quick bot (the slow bot's
         answer, if it comes later, is dropped)."""
-        if not ask.open or self.result is not None:
+        if not ask.open or ask.answered or self.result is not None:
             return
         seat = self.seats[ask.seat]
         box = self._rescue_box(seat)
@@ -766,13 +1218,11 @@ class Table:
         visible = [e for e in events if e.visible_to(ask.seat)]
         try:
             action = box.think(visible, observation, ask.request)
-            self.game.apply(ask.seat, action)
         except Exception as exc:
             log.warning("quick bot of seat %s in %s failed: %r", ask.seat, self.id, exc)
             self._last_resort(ask, f"{type(exc).__name__}: {exc}")
             return
-        self._close(ask)
-        self._advance()
+        self._play_bot(ask, action)
 
     def _rescue_box(self, seat: SeatState) -> AgentBox | None:
         if seat.rescue_box is None:
@@ -825,7 +1275,9 @@ class Table:
 
     # -- faults -----------------------------------------------------------------------------
 
-    def _fault(self, ask: Ask, code: str, reason: str) -> None:
+    def _fault(
+        self, ask: Ask, code: str, reason: str, detail: dict[str, Any] | None = None
+    ) -> None:
         """Record a fault on ``ask``, tell the client, and let the fallback answer it."""
         seat = self.seats[ask.seat]
         if ask.timer is not None:
@@ -842,14 +1294,24 @@ class Table:
                     "reason": reason + "; the fallback bot answered this decision",
                 }
             )
-        self._record_fault(seat, ask.request, code, reason)
+        self._record_fault(seat, ask.request, code, reason, detail)
         # what is left of this decision's deadline (nothing after a timeout)
         left_ms = ask.deadline_ms - (time.monotonic() - ask.sent_at) * 1000.0
         self._think(ask, self._fallback_box(seat), max(0.0, left_ms) / 1000.0)
 
-    def _record_fault(self, seat: SeatState, req: Request | None, code: str, reason: str) -> None:
+    def _record_fault(
+        self,
+        seat: SeatState,
+        req: Request | None,
+        code: str,
+        reason: str,
+        detail: dict[str, Any] | None = None,
+        *,
+        ban: bool = True,
+    ) -> None:
         seat.faults += 1
-        self.faults.append(
+        seat.excused += 0 if ban else 1
+        self.fault_log.add(
             FaultRow(
                 seat=seat.index,
                 player_id=seat.player_id,
@@ -857,10 +1319,13 @@ class Table:
                 request_kind=req.kind if req is not None else "-",
                 code=code,
                 reason=reason,
+                detail=detail,
             )
         )
+        self.metrics.faults[code] += 1
         log.info("fault in %s seat %s (%s): %s: %s", self.id, seat.index, seat.name, code, reason)
-        if not seat.taken_over and seat.faults >= self.settings.max_faults_per_game:
+        strikes = seat.faults - seat.excused
+        if ban and not seat.taken_over and strikes >= self.settings.max_faults_per_game:
             seat.taken_over = True
             if seat.conn is not None:
                 seat.conn.send(
@@ -893,7 +1358,7 @@ class Table:
 
     def _cancel(self, ask: Ask) -> None:
         seat = self.seats[ask.seat]
-        if ask.mode == "remote" and seat.conn is not None and not ask.faulted:
+        if ask.mode == "remote" and seat.conn is not None and not ask.faulted and ask.sent:
             seat.conn.send({"type": "cancel", "game_id": self.id, "request_id": ask.request_id})
         self._close(ask)
 
@@ -920,7 +1385,7 @@ class Table:
             else:
                 self._release_held(seat)  # e.g. taken over: it gets no request to carry them
                 targets.append((seat.index, conn, None))
-        spectators = self.spectators
+        feed = self._feed
         for offset, ev in enumerate(events):
             text = dumps(self._event_message(self.seen + offset, ev))
             for index, conn, held in targets:
@@ -930,9 +1395,12 @@ class Table:
                     else:
                         held.append(text)
             if ev.to is None:
-                for spectator in spectators:
-                    spectator.send_text(text)
+                feed.emit(text, seen=self.seen + offset + 1)
         self.seen += len(events)
+        if any(ev.kind in HOLD_KINDS for ev in events):
+            factor = self.pace_factor()
+            if factor > 0:  # a finished trick (or trade...) stays on the table a moment
+                self._hold_until = time.monotonic() + HOLD_S * factor
 
     def _release_held(self, seat: SeatState) -> None:
         """Send the events held for ``seat`` now, one frame each (the game ends, or the seat
@@ -955,6 +1423,11 @@ class Table:
         return GameInfo(self.spec.name, self.rules_json, len(self.seats), seat, self.names)
 
     def _seat_seed(self, seat: SeatState) -> int:
+        """The seed of the seat's house bot (its fallback: + 1, its quick bot: + 2): a
+        tournament's seed for the seat (``bot_seeds``, the arena's), else one from the deal's."""
+        seeds = self.setup.extra_meta.get("bot_seeds")
+        if seeds and seat.index < len(seeds):
+            return int(seeds[seat.index])
         return (self.setup.seed * 31 + seat.index * 7919) % (2**62)
 
     def _boxes(self) -> Iterable[AgentBox]:

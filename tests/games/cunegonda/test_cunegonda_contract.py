@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -230,7 +231,15 @@ def test_describe_event_reads_well() -> None:
     queen = [line for line in lines["trick"] if "queen of spades -26" in line]
     assert len(queen) == 2
     assert lines["round_end"][0].startswith("Round 1 scores: Ann ")
+    # Cards in the log are written as on the card faces ("6♣ Q♠"), never as engine codes ("6C QS").
+    deal, passed = lines["deal"][0], lines["pass"][0]
+    assert re.fullmatch(r"Ann is dealt ((10|[2-9JQKA])[♣♦♥♠] ){12}(10|[2-9JQKA])[♣♦♥♠]", deal), deal
+    assert re.fullmatch(r"\w+ passes ((10|[2-9JQKA])[♣♦♥♠] ?){3} to \w+", passed), passed
+    code = re.compile(r"\b(10|[2-9JQKA])[CDHS]\b")
+    assert not any(code.search(line) for ls in lines.values() for line in ls)
     assert lines["match_end"][0].startswith("Match over after 2 rounds: 1st ")
+    one = random_game(3, CunegondaRules(rounds=1)).events()[-1]
+    assert SPEC.describe_event(one, names).startswith("Match over after 1 round: 1st ")
     # Without names, seats are numbered.
     assert SPEC.describe_event(game.events()[0], ()) == "Round 1 of 2: Seat 0 leads"
 

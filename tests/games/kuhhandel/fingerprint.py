@@ -1,6 +1,7 @@
 """A fingerprint of the engine's behaviour: one hash over many games of every rule set.
 
-Each game is played step by step with ``random`` and ``heuristic`` bots. Hashed: every request
+Each game is played step by step with ``random`` and ``heuristic`` bots (and, on each preset, a
+game with an ``expert``, whose playouts run ``bots/sim.py``). Hashed: every request
 (seat, kind, choices, info), the observation of the seat asked (as JSON), the refusals of probe
 actions (wrong seat types, a seat out of range, an illegal kind) with their exception class and
 message, every event, the result and the record. Two engines with the same fingerprint play the
@@ -21,7 +22,7 @@ from typing import Any
 from cardtable.core import ActionError, Game
 from cardtable.core.match import start_agents
 from cardtable.games import kuhhandel as K
-from cardtable.games.kuhhandel.bots import HeuristicBot, RandomBot
+from cardtable.games.kuhhandel.bots import ExpertBot, HeuristicBot, RandomBot
 
 TABLES: list[tuple[str, Any, int]] = [
     ("classic", K.CLASSIC, 4),
@@ -60,6 +61,9 @@ def play(h: Any, rules: Any, seats: int, seed: int, mix: str) -> None:
     game: Game = K.new_game(rules, seats, seed)
     if mix == "random":
         bots: list[Any] = [RandomBot(seed * 10 + s) for s in range(seats)]
+    elif mix == "expert":  # the expert's playouts run the model of bots/sim.py; no clock
+        bots = [ExpertBot(seed, iterations=6, time_cap=None)]
+        bots += [HeuristicBot(s) if s % 2 else RandomBot(seed * 10 + s) for s in range(1, seats)]
     else:
         bots = [HeuristicBot() if s % 2 else RandomBot(seed * 10 + s) for s in range(seats)]
     start_agents(game, bots)
@@ -88,20 +92,26 @@ def play(h: Any, rules: Any, seats: int, seed: int, mix: str) -> None:
     _line(h, "record", game.record().to_json())
 
 
-def fingerprint(games: int = 4) -> str:
+def fingerprint(games: int = 4, expert: int = 1) -> str:
     h = hashlib.sha256()
     for name, rules, seats in TABLES:
         for seed in range(games):
             for mix in ("random", "mixed"):
                 _line(h, "game", name, seed, mix)
                 play(h, rules, seats, seed, mix)
+    for name, rules, seats in TABLES[:4]:  # the presets, with an expert (slower)
+        for seed in range(expert):
+            _line(h, "game", name, seed, "expert")
+            play(h, rules, seats, seed, "expert")
     return h.hexdigest()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4, help="seeds per table and bot mix")
-    print(fingerprint(parser.parse_args().games))
+    parser.add_argument("--expert", type=int, default=1, help="seeds per preset with an expert")
+    args = parser.parse_args()
+    print(fingerprint(args.games, args.expert))
 
 
 if __name__ == "__main__":

@@ -1,28 +1,33 @@
-"""The optional compiled build (mypyc) of the engine behaves exactly like plain Python.
+"""The optional compiled build (mypyc) of the engines behaves exactly like plain Python.
 
-The build is made here from this checkout (``CARDTABLE_COMPILE=1``, ``pyproject.toml``'s
-``[tool.cardtable.compile]`` list) into a temporary directory. Then, against it: every listed module
-is loaded compiled, the behaviour fingerprint (requests, observations, refusals, events, results,
-records over every rule set; ``fingerprint.py``) equals the plain build's, and the engine's own
-tests pass. Skipped, with the reason, where the build cannot be made (no C compiler, no Python
-headers, no mypyc).
+The build is made from this checkout by the set-up `make run` uses (``tools/build_engine.py``:
+``CARDTABLE_COMPILE=1``, ``pyproject.toml``'s ``[tool.cardtable.compile]`` list) into a temporary
+directory; it starts from a copy of ``build/compiled`` (which `make test` sets up first, like
+`make run`), so it compiles only when that build is missing or not of these engine sources (the
+set-up's own stamp decides, as for `make run`). Then, against it: every listed module is loaded
+compiled, the behaviour fingerprints (requests, observations, refusals, events, results, records
+over every rule set, with random, heuristic and expert bots; ``fingerprint.py`` and Cunegonda's)
+equal the plain build's, and the engines' own tests (Kuhhandel and Cunegonda) pass. Skipped, with
+the reason, where the build cannot be made (no C compiler, no Python headers, no mypyc).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+#: one build per run: every test of this module runs in the same pytest-xdist worker
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600), pytest.mark.xdist_group("compiled")]
 
 
 def _modules() -> list[str]:
@@ -31,40 +36,32 @@ def _modules() -> list[str]:
     return [p.removesuffix(".py").replace("/", ".") for p in paths]
 
 
-def _why_not() -> str | None:
-    try:
-        import mypyc  # noqa: F401
-    except ImportError:
-        return "mypyc is not installed (it comes with mypy, in the dev extra)"
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(cc) is None:
-        return f"no C compiler ({cc!r} not found)"
-    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
-        return "no Python headers (Python.h) for this interpreter"
-    return None
+def _build_script() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "build_engine", ROOT / "tools" / "build_engine.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    reason = _why_not()
+    """The compiled build, made by the set-up `make run` uses (tools/build_engine.py)."""
+    build = _build_script()
+    reason = build.why_not()
     if reason:
         pytest.skip(f"cannot build the compiled engine here: {reason}")
     tmp = tmp_path_factory.mktemp("compiled")
-    source = tmp / "source"  # a copy, so the build's own files stay out of the checkout
-    source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    env = {**os.environ, "CARDTABLE_COMPILE": "1"}
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    build = [*pip, "wheel", "--no-build-isolation", "--no-deps", "-w", str(tmp / "wheels"), "."]
-    subprocess.run(build, cwd=source, env=env, check=True)
-    wheels = list((tmp / "wheels").glob("cardtable-*.whl"))
-    assert len(wheels) == 1, wheels
     site = tmp / "site"
-    subprocess.run(
-        [*pip, "install", "--no-deps", "--target", str(site), str(wheels[0])], check=True
-    )
+    made = ROOT / "build" / "compiled"
+    if (made / build.STAMP).exists():
+        # `make test` runs the set-up first (`make engine`): start from its build, which the
+        # set-up below keeps only if its stamp is the checkout's engine sources, else compiles
+        shutil.copytree(made, site, symlinks=True)
+    code = build.main([str(site), "--wheels", str(tmp / "wheels"), "--strict"])
+    assert code == 0, (tmp / "engine-build.log").read_text()[-3000:]
     return site
 
 
@@ -77,19 +74,23 @@ def _run(pythonpath: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_listed_modules_load_compiled(compiled: Path) -> None:
     modules = _modules()
-    assert "cardtable.games.kuhhandel.state" in modules
+    for name in ("kuhhandel.state", "kuhhandel.bots.heuristic", "kuhhandel.bots.sim"):
+        assert f"cardtable.games.{name}" in modules
+    assert "cardtable.games.cunegonda.game" in modules
     code = (
         "import importlib, sys\n"
         "from cardtable.core.compiled import engine_build, is_compiled\n"
         f"for name in {modules!r}:\n"
         "    assert is_compiled(importlib.import_module(name)), name\n"
-        "print(engine_build())\n"
+        "print(engine_build('kuhhandel'), engine_build('cunegonda'), sep=',')\n"
     )
     run = _run(compiled, "-c", code)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "compiled (mypyc)"
+    assert run.stdout.strip() == "compiled (mypyc),compiled (mypyc)"
     plain = _run(
-        ROOT / "src", "-c", "from cardtable.core.compiled import engine_build as b; print(b())"
+        ROOT / "src",
+        "-c",
+        "from cardtable.core.compiled import engine_build as b; print(b('kuhhandel'))",
     )
     assert plain.stdout.strip() == "pure Python", plain.stderr
 
@@ -97,7 +98,8 @@ def test_the_listed_modules_load_compiled(compiled: Path) -> None:
 def test_compiled_engine_plays_and_refuses_exactly_like_plain_python(compiled: Path) -> None:
     """Same fingerprint: every request, observation, refusal (also of a seat ``"x"``, ``True``
     or ``1.0``, which a typed compiled boundary would otherwise handle differently), event,
-    result and record of the same games."""
+    result and record of the same games, with the random, heuristic and expert bots (whose
+    playouts run the compiled ``bots/sim.py``)."""
     script = str(HERE / "fingerprint.py")
     plain = _run(ROOT / "src", script, "--games", "3")
     fast = _run(compiled, script, "--games", "3")
@@ -105,6 +107,56 @@ def test_compiled_engine_plays_and_refuses_exactly_like_plain_python(compiled: P
     assert fast.returncode == 0, fast.stderr
     assert len(plain.stdout.strip()) == 64
     assert fast.stdout == plain.stdout
+
+
+def test_compiled_cunegonda_plays_and_refuses_exactly_like_plain_python(compiled: Path) -> None:
+    """The same for Cunegonda's engine and bots (``tests/games/cunegonda/fingerprint.py``)."""
+    script = str(HERE.parent / "cunegonda" / "fingerprint.py")
+    plain = _run(ROOT / "src", script, "--games", "3")
+    fast = _run(compiled, script, "--games", "3")
+    assert plain.returncode == 0, plain.stderr
+    assert fast.returncode == 0, fast.stderr
+    assert len(plain.stdout.strip()) == 64
+    assert fast.stdout == plain.stdout
+
+
+def test_the_set_up_keeps_an_up_to_date_build_and_copies_the_rest(
+    compiled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run again with unchanged engines, the set-up does not compile; the package's other files
+    (the server, the pages...) are the checkout's, so `make run` serves the checkout as it is."""
+    served = compiled / "cardtable" / "cli" / "serve.py"
+    served.write_text("# stale\n")
+    build = _build_script()
+    assert build.main([str(compiled), "--wheels", str(compiled.parent / "wheels")]) == 0
+    assert "up to date" in capsys.readouterr().out
+    assert served.read_text() == (ROOT / "src" / "cardtable" / "cli" / "serve.py").read_text()
+
+
+def test_bots_subclassed_in_python_play_against_the_compiled_build(compiled: Path) -> None:
+    """Bot authors may subclass the built-in bots (``allow_interpreted_subclasses``)."""
+    code = (
+        "from cardtable.core import game_spec, run_match\n"
+        "from cardtable.core.compiled import is_compiled\n"
+        "from cardtable.games.kuhhandel.bots import HeuristicBot, RandomBot, heuristic\n"
+        "from cardtable.games.cunegonda.bots import RandomBot as CunegondaRandom\n"
+        "assert is_compiled(heuristic)\n"
+        "class Counting(HeuristicBot):\n"
+        "    calls = 0\n"
+        "    def act(self, observation, request):\n"
+        "        Counting.calls += 1\n"
+        "        return super().act(observation, request)\n"
+        "class Mine(RandomBot): pass\n"
+        "class Yours(CunegondaRandom): pass\n"
+        "k = game_spec('kuhhandel')\n"
+        "run_match(k.new_game(k.resolve_rules(None), 3, 1), [Counting(1), Mine(2), Counting(3)])\n"
+        "c = game_spec('cunegonda')\n"
+        "run_match(c.new_game(c.resolve_rules('short'), 4, 1), [Yours(s) for s in range(4)])\n"
+        "print(Counting.calls > 0)\n"
+    )
+    run = _run(compiled, "-c", code)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "True"
 
 
 def test_engine_tests_pass_against_the_compiled_build(compiled: Path) -> None:
@@ -116,6 +168,7 @@ def test_engine_tests_pass_against_the_compiled_build(compiled: Path) -> None:
         "-p",
         "no:cacheprovider",
         str(HERE),
+        str(HERE.parent / "cunegonda"),
         f"--ignore={Path(__file__)}",
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

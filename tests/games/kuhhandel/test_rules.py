@@ -438,6 +438,22 @@ def test_s8_random_setup_is_valid_and_playable() -> None:
         assert len(result.places) == 4
 
 
+def test_s8_random_setup_has_2_to_4_species_per_seat() -> None:
+    """Spec §8: "2–4 species per player, 3–4 cards per species, values 10..1000"."""
+    per_seat: set[int] = set()
+    for seats in (3, 4, 5, 6):
+        for seed in range(30):
+            rules = K.random_rules(seed, seats=seats)
+            count = len(rules.species)
+            assert 2 * seats <= count <= 4 * seats, (seed, seats, count)
+            assert count % seats == 0
+            per_seat.add(count // seats)
+            for s in rules.species:
+                assert len(s.payouts) in (3, 4) and 10 <= s.value <= 1000
+    assert per_seat == {2, 3, 4}  # every count the spec names occurs
+    assert len(K.random_rules(0, seats=2).species) >= 6  # taken as 3 seats
+
+
 # ---------------------------------------------------------------- errors change nothing
 def test_malformed_and_illegal_actions_are_told_apart() -> None:
     g = game()

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from cardtable.core.registry import GameSpec
+from cardtable.games.cunegonda import game as engine
 from cardtable.games.cunegonda.bots import BOTS
 from cardtable.games.cunegonda.cards import NAMES, QUEEN_OF_SPADES, card, long_name
-from cardtable.games.cunegonda.describe import describe_event
+from cardtable.games.cunegonda.describe import describe_event, describe_view
 from cardtable.games.cunegonda.game import (
     SEATS,
     CunegondaGame,
@@ -36,6 +37,8 @@ SPEC = GameSpec(
     seat_range=_seat_range,
     describe_event=describe_event,
     bots=BOTS,
+    engine=engine,
+    describe_view=describe_view,
 )
 
 __all__ = [

@@ -28,11 +28,15 @@ _BY_NAME: dict[str, int] = {name: card for card, name in enumerate(NAMES)}
 _BY_NAME.update({"T" + s: i * 13 + 8 for i, s in enumerate(SUITS)})
 
 
-def card(name: str) -> int:
-    """The card named ``name`` (``"QS"``, ``"10h"``, ``"TH"``); raises ``ValueError`` otherwise."""
+def card(name: object) -> int:
+    """The card named ``name`` (``"QS"``, ``"10h"``, ``"TH"``); raises ``ValueError`` otherwise
+    (also for a name that is not a string: ``object``, so that the compiled build refuses it
+    with the same error instead of a ``TypeError``)."""
     try:
+        if not isinstance(name, str):
+            raise KeyError(name)
         return _BY_NAME[name.strip().upper()]
-    except (KeyError, AttributeError):
+    except KeyError:
         raise ValueError(f"not a card: {name!r} (cards are named like 2C, 10H, QS, AD)") from None
 
 

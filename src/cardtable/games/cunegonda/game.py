@@ -62,6 +62,14 @@ _PASS_REQUESTS = tuple(
 _ACTION_SHAPES = 'an action is {"play": "QS"} or {"pass": ["QS", "KS", "AH"]}'
 
 
+def _not_an_action(value: Any) -> InvalidAction:
+    """The one refusal of a value that is no Cunegonda action at all (locally and remotely)."""
+    return InvalidAction(
+        f"not a Cunegonda action: {value!r} (a play is one card, an int from "
+        "cardtable.games.cunegonda.cards; a pass is a tuple of 3 cards)"
+    )
+
+
 def pass_target(seat: int) -> int:
     """The seat that receives ``seat``'s pass: the seat on its right, ``seat - 1 mod 4``."""
     return (seat - 1) % SEATS
@@ -172,7 +180,9 @@ class CunegondaGame(Game):
             turn=self._turn if self._phase == PLAY else None,
         )
 
-    def apply(self, seat: int, action: Any) -> None:
+    def apply(self, seat: object, action: Any) -> None:
+        # ``seat: object``: the compiled build (mypyc) would raise TypeError at a typed boundary
+        # for a seat "x" and take True for seat 1; checked here, both builds refuse alike
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < SEATS:
             raise InvalidAction(f"no seat {seat!r} in a {SEATS}-seat game")
         if self._phase == OVER:
@@ -219,7 +229,7 @@ class CunegondaGame(Game):
             isinstance(c, int) and not isinstance(c, bool) and 0 <= c < DECK_SIZE for c in action
         ):
             return {"pass": [NAMES[c] for c in sorted(action)]}
-        raise InvalidAction(f"not a Cunegonda action: {action!r}")
+        raise _not_an_action(action)
 
     def action_from_json(self, data: JSON) -> Any:
         if not isinstance(data, dict) or len(data) != 1:
@@ -280,7 +290,7 @@ class CunegondaGame(Game):
         if isinstance(action, int) and not isinstance(action, bool):
             raise IllegalAction("the seats are passing cards now: choose 3 cards, not one to play")
         if not isinstance(action, tuple | list | set | frozenset):
-            raise InvalidAction(f"a pass is 3 cards, not {action!r}")
+            raise _not_an_action(action)
         cards = list(action)
         for c in cards:
             if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < DECK_SIZE:
@@ -344,7 +354,7 @@ class CunegondaGame(Game):
         if isinstance(action, bool) or not isinstance(action, int):
             if isinstance(action, tuple | list | set | frozenset):
                 raise IllegalAction("the pass is over: play one card")
-            raise InvalidAction(f"a play is one card, not {action!r}")
+            raise _not_an_action(action)
         if not 0 <= action < DECK_SIZE:
             raise InvalidAction(f"not a card: {action!r}")
         if seat != self._turn:

@@ -9,9 +9,9 @@
 from __future__ import annotations
 
 from cardtable.core.registry import GameSpec
-from cardtable.games.kuhhandel import actions
+from cardtable.games.kuhhandel import actions, state
 from cardtable.games.kuhhandel.bots import BOTS
-from cardtable.games.kuhhandel.describe import describe_event
+from cardtable.games.kuhhandel.describe import describe_event, describe_view
 from cardtable.games.kuhhandel.money import cheapest_payment, payment_problem, quick_payment
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 from cardtable.games.kuhhandel.rules import (
@@ -40,6 +40,8 @@ SPEC = GameSpec(
     seat_range=_seat_range,
     describe_event=describe_event,
     bots=BOTS,
+    engine=state,
+    describe_view=describe_view,
 )
 
 __all__ = [

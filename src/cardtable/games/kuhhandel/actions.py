@@ -272,12 +272,22 @@ def _int(data: Mapping[str, Any], key: str) -> int:
     return value
 
 
+def not_an_action(value: Any) -> InvalidAction:
+    """The one refusal of a value that is no Kuhhandel action at all (the same locally, in the
+    arena and through the client library)."""
+    return InvalidAction(
+        f"not a Kuhhandel action: {value!r} (answer with a value of "
+        "cardtable.games.kuhhandel.actions such as A.PASS or A.Bid(20), "
+        "or its JSON form, an object with a 'kind')"
+    )
+
+
 def from_json(data: Any) -> Action:
     """Decode an action; raises :class:`InvalidAction` with a readable reason."""
     if isinstance(data, Action):
         return data
     if not isinstance(data, Mapping):
-        raise InvalidAction(f"an action is a JSON object with a 'kind', got {data!r}")
+        raise not_an_action(data)
     kind = data.get("kind")
     single = _SINGLETONS.get(kind)  # type: ignore[arg-type]
     if single is not None:

@@ -256,14 +256,15 @@ PRESETS: dict[str, RuleSet] = {r.name: r for r in (CLASSIC, COMPETITION, MASTER,
 def random_rules(seed: int, seats: int = 4) -> RuleSet:
     """A valid random setup (spec §8, seed 000 "the game can be set up dynamically").
 
-    2–4 species per seat, 3–4 cards per species, distinct values from 10..1000 in steps of 10,
-    a 1–3× start wallet, and in about one game in three some donkey-like payouts; unlimited bank,
-    competition auction rules. Values are distinct, so a species is never confused with another.
+    2–4 species per seat, as the spec says (``seats`` is taken into 3..6: 6 to 24 species), 3–4
+    cards per species, distinct values from 10..1000 in steps of 10, a 1–3× start wallet, and on
+    about three species in ten some donkey-like payouts; unlimited bank, competition auction
+    rules. Values are distinct, so a species is never confused with another.
     """
     rng = random.Random(seed)
     seats = max(3, min(6, seats))
     per_seat = rng.randint(2, 4)
-    count = max(4, min(12, per_seat * seats // 2))
+    count = per_seat * seats
     values = sorted(rng.sample(range(10, 1001, 10), count))
     species = []
     for i, value in enumerate(values):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import random
+import sys
 from collections.abc import Sequence
 from itertools import compress
 from typing import Any, Final, NoReturn
@@ -429,6 +430,12 @@ class KuhhandelGame(Game):
     def __deepcopy__(self, memo: dict[int, Any]) -> KuhhandelGame:
         return self._twin(memo)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickling: the same fresh game and attributes (stages are compared with ``is``: the
+        # rebuilt game interns its strings again, see _rebuild).
+        state = {n: v for n in _STATE if (v := getattr(self, n, _UNSET)) is not _UNSET}
+        return (_rebuild, (self._rules, self._seats, self.seed, state))
+
     def _twin(self, memo: dict[int, Any] | None) -> KuhhandelGame:
         twin = KuhhandelGame(self._rules, self._seats, self.seed)
         if memo is not None:
@@ -530,8 +537,9 @@ class KuhhandelGame(Game):
 
     def action_to_json(self, action: Any) -> dict[str, Any]:
         if not isinstance(action, A.Action):
-            raise InvalidAction(f"not a Kuhhandel action: {action!r}")
-        return action.to_json()
+            action = _from_json(action)  # its JSON form is accepted, as apply() accepts it
+        data: dict[str, Any] = action.to_json()
+        return data
 
     def action_from_json(self, data: Any) -> A.Action:
         return _from_json(data)
@@ -593,7 +601,7 @@ class KuhhandelGame(Game):
                 info = {
                     "card": self.card,
                     "high": high,
-                    "high_bidder": self.high_bidder,
+                    "high_bidder": self.high_bidder if self.high_bidder >= 0 else None,
                     "min": high + self._raise if high else self._raise,
                     "max": caps.get(seat) if caps else None,
                     "round": self.bid_round,
@@ -696,7 +704,7 @@ class KuhhandelGame(Game):
         info = {
             "card": self.card,
             "high": high,
-            "high_bidder": self.high_bidder,
+            "high_bidder": self.high_bidder if self.high_bidder >= 0 else None,
             "min": high + self._raise if high else self._raise,
             "max": self.caps.get(seat),
             "round": self.bid_round,
@@ -1523,3 +1531,11 @@ class KuhhandelGame(Game):
 def new_game(rules: RuleSet, seats: int, seed: int) -> KuhhandelGame:
     """A new game of Kuhhandel; the seed fixes the shuffle (and the first seat if random)."""
     return KuhhandelGame(rules, seats, seed)
+
+
+def _rebuild(rules: RuleSet, seats: int, seed: int, state: dict[str, Any]) -> KuhhandelGame:
+    """A pickled game back (:meth:`KuhhandelGame.__reduce__`), its strings interned again."""
+    game = KuhhandelGame(rules, seats, seed)
+    for name, value in state.items():
+        setattr(game, name, sys.intern(value) if isinstance(value, str) else value)
+    return game

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -56,6 +57,8 @@ class BotConnection:
     #: Set when the lobby is done with this connection (its game ended, or it left early).
     released: asyncio.Event = field(default_factory=asyncio.Event)
     player_id: int | None = None
+    #: this connection in a cluster (a Kuh-Handel seat relayed through Redis, compat/relay.py)
+    cid: str = field(default_factory=lambda: secrets.token_hex(8))
 
     def start_reading(self) -> None:
         self._reader = asyncio.create_task(self._read(), name=f"kh-read-{self.name}")
@@ -94,10 +97,14 @@ class BotConnection:
 
     async def send(self, message: Mapping[str, Any]) -> bool:
         """Send one message without waiting for a reply; ``False`` if the connection is gone."""
+        return await self.send_raw(dumps(message))
+
+    async def send_raw(self, text: str) -> bool:
+        """Send one text frame as it is; ``False`` if the connection is gone."""
         if not self.alive:
             return False
         try:
-            await self.websocket.send_text(dumps(message))
+            await self.websocket.send_text(text)
         except Exception as exc:
             self._lost(f"send failed: {exc!r}")
             return False

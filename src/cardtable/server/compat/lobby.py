@@ -17,7 +17,9 @@ smallest allowed size dividing their number, else the size leaving the largest r
 get a random number of house bots up to the maximum size (``kh_random_fill``); real bots sit
 first, then the house bots; pvp tables of one batch all end before the next batch starts. Ours
 adds: a table forms only once no new bot arrived for ``kh_settle_ms``, and a bot that waited
-``kh_fill_wait_ms`` gets its table filled with house bots instead of waiting for ever.
+``kh_fill_wait_ms`` gets its table filled with house bots instead of waiting for ever. With
+``kh_house_seats = "rotate"`` the seats turn instead (:class:`SeatCycle`): for fair measurement
+of a house bot against outside bots (docs/kuh-handel.md, *Measuring a house bot*).
 """
 
 from __future__ import annotations
@@ -43,10 +45,11 @@ from cardtable.core import Agent, game_spec, load_bot, split_bot_list
 from cardtable.games.kuhhandel import COMPETITION
 from cardtable.server.compat import store as kh_store
 from cardtable.server.compat.connection import BotConnection
-from cardtable.server.compat.match import Box, KhMatch, Player
+from cardtable.server.compat.match import Box, Fault, KhMatch, Player
 from cardtable.server.compat.simple import SimpleBot, risk_text
 from cardtable.server.compat.wire import rust_float
 from cardtable.server.config import Settings
+from cardtable.server.fault_log import FaultLog
 from cardtable.server.store.db import FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.compat")
@@ -131,6 +134,43 @@ def table_size(n: int, sizes: tuple[int, ...]) -> int:
     return max(sizes, key=lambda s: (n % s, s))
 
 
+#: Values of ``kh_house_seats``.
+HOUSE_SEATS = ("last", "rotate")
+
+
+@dataclass
+class SeatCycle:
+    """Seat rotation with duplicate deals for one lobby (``kh_house_seats = "rotate"``).
+
+    A cycle is ``n`` games at one table size ``n``: the same deal seed and the same house bots,
+    the seats turned by one each game, so every player sits in every seat once on the same deal
+    (under competition rules seat 0 starts). A table of another size starts a new cycle.
+    """
+
+    size: int = 0
+    seed: int = 0
+    houses: list[HouseBot] = field(default_factory=list)
+    turn: int = 0
+
+    def next(self, size: int, rng: random.Random, pick: Callable[[], HouseBot]) -> tuple[int, int]:
+        """The deal seed and the seat shift of the next game at a table of ``size``."""
+        if size != self.size or self.turn >= size:
+            self.size, self.seed, self.turn = size, rng.getrandbits(62), 0
+            self.houses = [pick() for _ in range(size)]
+        shift = self.turn
+        self.turn += 1
+        return self.seed, shift
+
+
+def seat_order(players: list[T], shift: int) -> list[T]:
+    """``players`` turned by ``shift`` seats: the player listed first sits in seat ``shift``."""
+    n = len(players)
+    if n == 0:
+        return players
+    k = shift % n
+    return players[n - k :] + players[: n - k]
+
+
 def parse_bool(text: str) -> bool | None:
     """serde-aux "bool from anything": true/false, 1/0 (and yes/no, on/off)."""
     value = text.strip().lower()
@@ -190,6 +230,13 @@ class KuhHandel:
         self.specs = lobby_specs(settings)
         self.lobbies = {name: Lobby(spec) for name, spec in self.specs.items()}
         self.rng = random.Random(secrets.randbits(64))
+        if settings.kh_house_seats not in HOUSE_SEATS:
+            raise ValueError(
+                f"setting kh_house_seats: {settings.kh_house_seats!r} is not one of "
+                + ", ".join(HOUSE_SEATS)
+            )
+        self.rotate = settings.kh_house_seats == "rotate"
+        self.cycles: dict[str, SeatCycle] = {name: SeatCycle() for name in self.specs}
         self.houses = self._house_bots(settings.kh_house_bots)
         fallback = settings.kh_fallback_bot.strip()
         self.fallback = self._house_bots(fallback)[0] if fallback else HouseBot(default_bot())
@@ -255,7 +302,9 @@ class KuhHandel:
     async def serve(self, websocket: WebSocket, route: str) -> None:
         """Handle one connection to ``/kuh-handel/<route>`` from handshake to close."""
         lobby = self.lobbies.get(route)
-        if lobby is None:
+        #: ``tournament-ID``: an organiser's tournament (docs/competitions.md)
+        tournament = route.removeprefix("tournament-") if route.startswith("tournament-") else None
+        if lobby is None and tournament is None:
             await _deny(websocket, 404, "Not Found")
             return
         query = websocket.query_params
@@ -274,6 +323,17 @@ class KuhHandel:
                 "Failed to deserialize query string: raise_faulty_action_warning: invalid boolean",
             )
             return
+        throttle = getattr(websocket.app.state, "token_throttle", None)
+        address = websocket.client.host if websocket.client else None
+        wait = await throttle.retry_after_async(address) if throttle is not None else 0.0
+        if wait > 0:
+            await _deny(
+                websocket,
+                429,
+                f"too many wrong tokens from your address: retry after {wait:.0f} s",
+                {"Retry-After": str(max(1, round(wait)))},
+            )
+            return
         try:
             player_id = await self._db(kh_store.authenticate, self.store, name, token)
         except Exception:
@@ -281,8 +341,14 @@ class KuhHandel:
             await _deny(websocket, 503, "the database is not available")
             return
         if player_id is None:
+            if throttle is not None:
+                await throttle.failed_async(address)
             await _deny(websocket, 401, "")
             return
+        if tournament is not None:
+            await self._serve_tournament(websocket, tournament, name, route, warnings, player_id)
+            return
+        assert lobby is not None
         old = lobby.conns.get(name)
         if old is not None:
             if old.alive:
@@ -311,6 +377,37 @@ class KuhHandel:
         finally:
             if lobby.conns.get(name) is conn:
                 del lobby.conns[name]
+            await conn.close(1000)
+            await conn.stop_reading()
+
+    async def _serve_tournament(
+        self, websocket: WebSocket, tid: str, name: str, route: str, warnings: bool, pid: int
+    ) -> None:
+        """A Kuh-Handel bot enters tournament ``tid``: it waits in the tournament's lobby until
+        the scheduler seats it at a game (``TournamentLobby.kh_join``), as in a pvp lobby."""
+        hub = websocket.app.state.hub
+        conn = BotConnection(
+            websocket,
+            name,
+            route,
+            warnings,
+            max_bytes=self.settings.kh_max_message_bytes,
+            player_id=pid,
+        )
+        refused = await hub.tournaments.kh_join(tid, conn, self)
+        if refused is not None:
+            await _deny(websocket, refused[0], refused[1])
+            return
+        try:
+            await websocket.accept()
+        except Exception:
+            hub.tournaments.forget(f"kh:{name}")
+            return
+        conn.start_reading()
+        try:
+            await conn.released.wait()
+        finally:
+            hub.tournaments.forget(f"kh:{name}")
             await conn.close(1000)
             await conn.stop_reading()
 
@@ -375,11 +472,18 @@ class KuhHandel:
     async def _play(self, lobby: Lobby, conns: list[BotConnection], houses: int) -> None:
         spec = lobby.spec
         seed = self.rng.getrandbits(62)
+        shift = 0
+        chosen = [self.rng.choice(self.houses) for _ in range(houses)]
+        if self.rotate:
+            cycle = self.cycles[spec.route]
+            seed, shift = cycle.next(
+                len(conns) + houses, self.rng, lambda: self.rng.choice(self.houses)
+            )
+            chosen = cycle.houses[:houses]
         game_id = secrets.token_hex(8)
         players = [Player(c.name, conn=c, label="client", player_id=c.player_id) for c in conns]
         labels: dict[str, int] = {}
-        for i in range(houses):
-            house = self.rng.choice(self.houses)
+        for i, house in enumerate(chosen):
             agent = house.make(seed + 1 + i)
             labels[house.label] = labels.get(house.label, 0) + 1
             ident = f"house-{house.label}-{labels[house.label]}"
@@ -392,6 +496,7 @@ class KuhHandel:
                     player_id=await self._house_identity(ident),
                 )
             )
+        players = seat_order(players, shift)
         fallback = self.fallback
 
         def make_fallback(seat: int) -> tuple[Agent, bool]:
@@ -404,6 +509,7 @@ class KuhHandel:
             fallback=make_fallback,
             max_timeouts=max(1, self.settings.kh_max_timeouts),
         )
+        faults = self.fault_log(game_id, match)
         stored = False
         try:
             await self._db(
@@ -423,6 +529,7 @@ class KuhHandel:
                 )
             )
             stored = True
+            faults.open()
         except Exception:
             log.exception("kuh-handel game %s could not be stored; it is played anyway", game_id)
         log.info("kuh-handel game %s (%s) starts: %s", game_id, spec.route, match.names)
@@ -436,7 +543,7 @@ class KuhHandel:
             recorded = True
             if stored:
                 with contextlib.suppress(Exception):
-                    await asyncio.shield(self._store_end(game_id, match))
+                    await asyncio.shield(self._store_end(game_id, match, faults))
             result = match.result
             if result is not None and result.termination.value != "aborted":
                 self.games_played += 1
@@ -453,7 +560,23 @@ class KuhHandel:
             await record_end()
         log.info("kuh-handel game %s ended: %s", game_id, match.ranking())
 
-    async def _store_end(self, game_id: str, match: KhMatch) -> None:
+    def fault_log(self, game_id: str, match: KhMatch) -> FaultLog:
+        """The faults of ``match``, stored as they happen once :meth:`FaultLog.open` is called
+        (after the game's start is stored): a process that dies mid-game keeps them."""
+        faults = FaultLog(self.store, self.db_executor, game_id)
+        players = match.players
+
+        def add(f: Fault) -> None:
+            pid = players[f.seat].player_id
+            faults.add(FaultRow(f.seat, pid, f.decision, f.request_kind, f.code, f.reason))
+
+        match.on_fault = add
+        return faults
+
+    async def _store_end(
+        self, game_id: str, match: KhMatch, faults: FaultLog | None = None
+    ) -> None:
+        """Store the end of ``match`` with its faults (those ``faults`` did not store yet)."""
         result = match.result
         if result is None:
             return
@@ -461,6 +584,7 @@ class KuhHandel:
         counts = [0] * len(players)
         for f in match.faults:
             counts[f.seat] += 1
+        unstored = None if faults is None else await faults.close()
         try:
             await self._db(
                 lambda: self.store.finish_game(
@@ -471,7 +595,9 @@ class KuhHandel:
                         SeatOutcome(s, p.player_id, counts[s], p.taken_over)
                         for s, p in enumerate(players)
                     ],
-                    fault_rows=[
+                    fault_rows=unstored
+                    if unstored is not None
+                    else [
                         FaultRow(
                             f.seat,
                             players[f.seat].player_id,
@@ -491,9 +617,13 @@ class KuhHandel:
             log.exception("kuh-handel game %s: storing the result failed", game_id)
 
 
-async def _deny(websocket: WebSocket, status: int, text: str) -> None:
+async def _deny(
+    websocket: WebSocket, status: int, text: str, headers: dict[str, str] | None = None
+) -> None:
     """Refuse the handshake with an HTTP status (before the upgrade, §1.2)."""
     if "websocket.http.response" in websocket.scope.get("extensions", {}):
-        await websocket.send_denial_response(PlainTextResponse(text, status_code=status))
+        await websocket.send_denial_response(
+            PlainTextResponse(text, status_code=status, headers=headers)
+        )
     else:
         await websocket.close(code=1008)

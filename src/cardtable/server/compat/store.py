@@ -3,7 +3,8 @@
 Registered Kuh-Handel names live in the same ``players`` table as every other player, with
 ``kind = "kh"``: one namespace for the whole server (a name taken by a native bot cannot be
 registered here and the other way round), and ratings, game seats and ``/api/bots/NAME`` work for
-them unchanged. The reference lets a client choose its own token; only its SHA-256 is stored. A
+them unchanged. The reference lets a client choose its own token; only a salted hash of it is stored
+(:func:`~cardtable.server.store.db.hash_token`). A
 ``kh`` player cannot log in on the native ``/ws`` (that checks ``kind = "bot"``), and a native
 bot cannot connect to ``/kuh-handel/``.
 
@@ -16,15 +17,15 @@ stored pvp games on start.
 
 from __future__ import annotations
 
-import hmac
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from cardtable.server.store.db import Store, hash_token, now
+from cardtable.server import names
+from cardtable.server.store.db import Store, hash_token, name_keys, now, verify_token
 from cardtable.server.store.models import games, players
 
 KIND = "kh"
@@ -34,21 +35,28 @@ MAX_NAME = 32
 
 def register(store: Store, name: str, token: str) -> int:
     """Register ``name`` with ``token``; returns the HTTP status (201, 409 or 400)."""
-    if not name or len(name) > MAX_NAME or any(ord(ch) < 32 for ch in name):
+    if not name or len(name) > MAX_NAME:
         return 400
-    lowered = name.lower()
-    if "server_bot" in name or lowered.startswith("house-"):
+    try:
+        if names.normalise(name) != name:
+            return 400  # not in NFKC: the name it connects with must be the name it shows
+    except names.NameRefused:
+        return 400  # control, invisible or direction characters
+    if not token:
+        return 400  # an empty token would let anyone connect as this name
+    if "server_bot" in names.skeleton(name) or names.reserved(name):
         return 409  # reserved for the house bots (the reference refuses server_bot too)
     try:
         with store.engine.begin() as conn:
-            taken = conn.execute(
-                select(players.c.id).where(func.lower(players.c.name) == lowered)
-            ).first()
-            if taken is not None:
-                return 409
+            if store.name_taken(name, conn) is not None:
+                return 409  # the same name, or one that looks like it
             conn.execute(
                 players.insert().values(
-                    name=name, kind=KIND, token_hash=hash_token(token), created_at=now()
+                    name=name,
+                    kind=KIND,
+                    token_hash=hash_token(token),
+                    created_at=now(),
+                    **name_keys(name),
                 )
             )
     except IntegrityError:
@@ -64,8 +72,7 @@ def authenticate(store: Store, name: str, token: str) -> int | None:
                 players.c.name == name, players.c.kind == KIND
             )
         ).first()
-    expected = row.token_hash if row is not None else hash_token("no such bot")
-    ok = hmac.compare_digest(expected or "", hash_token(token))
+    ok = verify_token(token, row.token_hash if row is not None else None)
     return int(row.id) if row is not None and ok else None
 
 

@@ -290,7 +290,10 @@ def parse_reply(text: str | bytes, expected: str) -> Decision:
     :class:`BadReply` for JSON that is not the right ``ActionMessage``. Unknown fields are ignored
     at every level, as the reference's serde does.
     """
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except RecursionError:  # valid JSON, but deeper than the decoder goes: a bad reply
+        raise BadReply("the reply is nested too deeply") from None
     if not isinstance(data, dict):
         raise BadReply("an ActionMessage is a JSON object")
     kind = data.get("type")

@@ -7,11 +7,16 @@ killed process loses no committed transaction); a PostgreSQL URL works the same.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import hmac
 import json
+import logging
+import random
 import re
 import secrets
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,18 +24,49 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import argon2
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event, func, select, update
+from sqlalchemy import Connection, Engine, case, create_engine, event, func, select, update
+from sqlalchemy import Sequence as DbSequence
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from cardtable.core.registry import game_spec
+from cardtable.server import names
 from cardtable.server import ratings as rating_math
-from cardtable.server.store.models import faults, game_seats, games, players, ratings
+from cardtable.server.store.models import faults, game_seats, games, players, ratings, sessions
 
 #: Bot names: letters, digits, ``_``, ``-``, ``.``; 2 to 32 characters, starting with a letter or
 #: digit. Names starting with ``house-`` are reserved for house bots.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{1,31}$")
+#: People's names: Unicode letters and digits, ``_``, ``-``, ``.`` and single spaces inside; 2 to
+#: 32 characters, starting with a letter or digit (after NFKC, see names.py).
+PERSON_NAME_PATTERN = re.compile(r"^(?=.{2,32}$)[^\W_](?:[\w.\-]| (?! ))*(?<! )$")
+#: Passwords: 8 to 256 characters.
+PASSWORD_MIN, PASSWORD_MAX = 8, 256
 MIGRATIONS = Path(__file__).with_name("migrations")
+#: PostgreSQL numbers game ends with this sequence (migration 0002).
+END_SEQ = DbSequence("games_end_seq")
+#: SQLSTATEs after which a transaction is simply tried again: serialization failure, deadlock.
+RETRY_SQLSTATES = frozenset({"40001", "40P01"})
+#: Attempts of one transaction before :meth:`Store.finish_game` gives the error to its caller
+#: (the table keeps the result and calls again: a game end is never dropped).
+ATTEMPTS = 8
+
+log = logging.getLogger("cardtable.server.store")
+
+
+def retryable(exc: BaseException) -> bool:
+    """A database error after which the same transaction may simply run again."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    if code in RETRY_SQLSTATES:
+        return True
+    return "database is locked" in str(exc.orig)  # SQLite past its busy timeout
 
 
 def new_token() -> str:
@@ -43,9 +79,89 @@ def new_token() -> str:
             return token
 
 
-def hash_token(token: str) -> str:
-    """The stored form of a token. Tokens are 256-bit random, so one SHA-256 is enough."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+#: Stored token hashes: ``h1$<salt>$<HMAC-SHA256(salt, SHA-256 hex of the token)>``.
+TOKEN_SCHEME = "h1"
+
+
+def hash_token(token: str, salt: str | None = None) -> str:
+    """The stored form of a token: HMAC-SHA256 keyed with a random per-row salt over the
+    token's SHA-256 (equal tokens get different hashes; the inner SHA-256 lets rows stored
+    before salting be wrapped without their token, migration 0004). A slow hash (scrypt,
+    argon2) was measured at 45-360 ms per login on this 2-core machine and would run on the
+    store's one thread for every game a Kuh-Handel bot joins; native tokens are 256-bit random,
+    where a slow hash adds nothing."""
+    return wrap_digest(hashlib.sha256(token.encode("utf-8")).hexdigest(), salt)
+
+
+def wrap_digest(digest: str, salt: str | None = None) -> str:
+    """The stored form of a token whose SHA-256 hex is ``digest``."""
+    salt = salt or secrets.token_hex(16)
+    mac = hmac.new(salt.encode("ascii"), digest.encode("ascii"), "sha256").hexdigest()
+    return f"{TOKEN_SCHEME}${salt}${mac}"
+
+
+def verify_token(token: str, stored: str | None) -> bool:
+    """Whether ``token`` is the token stored as ``stored`` (constant time for a given form)."""
+    digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
+    if stored is None:
+        hmac.compare_digest(digest, wrap_digest(digest, "0" * 32))  # the same work
+        return False
+    parts = stored.split("$")
+    if len(parts) == 3 and parts[0] == TOKEN_SCHEME:
+        return hmac.compare_digest(stored, wrap_digest(digest, parts[1]))
+    return hmac.compare_digest(stored, digest)  # an unsalted row of a process not yet upgraded
+
+
+def name_keys(name: str) -> dict[str, str]:
+    """The stored forms of a name that make two names the same (names.py)."""
+    return {"name_fold": names.fold(name), "name_skeleton": names.skeleton(name)}
+
+
+def _taken_reason(name: str, taken: str) -> str:
+    if taken == name or names.fold(taken) == names.fold(name):
+        return f"the name {name!r} is taken"
+    return f"the name {name!r} is taken: it looks like {taken!r}"
+
+
+#: The password hasher: argon2id with argon2-cffi's defaults (RFC 9106's second recommended
+#: profile: 3 passes over 64 MiB, 4 lanes).
+passwords = argon2.PasswordHasher()
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    return passwords.hash("not a password of anyone")
+
+
+def check_person_name(name: str) -> str:
+    """A person's name, normalised (NFKC, spaces collapsed); raises :class:`NameError_` 422."""
+    try:
+        name = names.normalise(" ".join(name.split()))
+    except names.NameRefused as exc:
+        raise NameError_(422, exc.reason) from None
+    if not PERSON_NAME_PATTERN.match(name):
+        raise NameError_(
+            422,
+            "a name has 2-32 letters, digits, '_', '-', '.' or single spaces, starting with a "
+            "letter or digit",
+        )
+    if names.reserved(name):
+        raise NameError_(422, "names starting with 'house-' and the name 'guest' are reserved")
+    return name
+
+
+def check_password(password: str) -> None:
+    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        raise NameError_(422, f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
+
+
+def _claim(conn: Connection, player_id: int, guest_key: str) -> int:
+    rows = conn.execute(
+        update(game_seats)
+        .where(game_seats.c.guest_key == guest_key, game_seats.c.player_id.is_(None))
+        .values(player_id=player_id)
+    )
+    return int(rows.rowcount or 0)
 
 
 def now() -> datetime:
@@ -65,6 +181,20 @@ def _aware(value: datetime | None) -> datetime | None:
     if value is not None and value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value
+
+
+#: the PostgreSQL advisory lock key the schema migrations run under (any fixed 64-bit number)
+MIGRATION_LOCK = 0x6361726474626C  # 'cardtbl'
+
+
+class AlreadyEnded(RuntimeError):
+    """The game is no longer ``running`` in the database: the reaper aborted it because its
+    process was taken for dead. Nothing of the late end is stored."""
+
+    def __init__(self, game_id: str, status: str) -> None:
+        super().__init__(f"game {game_id} is already {status}")
+        self.game_id = game_id
+        self.status = status
 
 
 class NameError_(ValueError):
@@ -106,6 +236,11 @@ class FaultRow:
     code: str
     reason: str
     at: datetime = field(default_factory=now)
+    #: More about the fault, as JSON (``None``: nothing more): for a fault the client reported,
+    #: ``reported_by: "client"``, ``after_ms`` (request sent -> fault recorded), ``answered_by``
+    #: (``client``/``server`` fallback) and, for ``raised``, the ``exception`` (type, message,
+    #: file, line, function of the bot's own frame).
+    detail: Mapping[str, Any] | None = None
 
 
 class Store:
@@ -138,6 +273,10 @@ class Store:
         config.set_main_option("script_location", str(MIGRATIONS))
         config.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
         with self.engine.begin() as conn:
+            if not self.is_sqlite:
+                # processes of a cluster starting at once: one migrates, the others wait for its
+                # commit and find nothing left to do (a lock of this transaction, released by it)
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
 
@@ -161,26 +300,37 @@ class Store:
 
         Raises :class:`NameError_` (422 invalid, 409 taken).
         """
+        try:
+            name = names.normalise(name)
+        except names.NameRefused as exc:
+            raise NameError_(422, exc.reason) from None
         if not NAME_PATTERN.match(name):
             raise NameError_(
                 422,
                 "a bot name has 2-32 letters, digits, '_', '-' or '.', starting with a letter "
                 "or digit",
             )
-        if name.lower().startswith("house-"):
+        if names.reserved(name):
             raise NameError_(422, "names starting with 'house-' are reserved for house bots")
         token = new_token()
         with self.engine.begin() as conn:
-            taken = conn.execute(
-                select(players.c.id).where(func.lower(players.c.name) == name.lower())
-            ).first()
+            taken = self.name_taken(name, conn)
             if taken is not None:
-                raise NameError_(409, f"the name {name!r} is taken")
-            pid = conn.execute(
-                players.insert().values(
-                    name=name, kind="bot", token_hash=hash_token(token), created_at=now()
-                )
-            ).inserted_primary_key
+                raise NameError_(409, _taken_reason(name, taken))
+            try:
+                pid = conn.execute(
+                    players.insert().values(
+                        name=name,
+                        kind="bot",
+                        token_hash=hash_token(token),
+                        created_at=now(),
+                        **name_keys(name),
+                    )
+                ).inserted_primary_key
+            except IntegrityError:
+                # another registration of the same name committed between the check and the
+                # insert (two processes, or two requests at once)
+                raise NameError_(409, f"the name {name!r} is taken") from None
         assert pid is not None
         return Identity(int(pid[0]), name, "bot"), token
 
@@ -190,25 +340,202 @@ class Store:
             row = conn.execute(
                 select(players).where(players.c.name == name, players.c.kind == "bot")
             ).first()
-        expected = row.token_hash if row is not None else hash_token("no such bot")
-        ok = hmac.compare_digest(expected or "", hash_token(token))
+        ok = verify_token(token, row.token_hash if row is not None else None)
         if row is None or not ok:
             return None
         return Identity(
             row.id, row.name, row.kind, _aware(row.suspended_until), row.suspended_reason
         )
 
+    def name_taken(self, name: str, conn: Connection | None = None) -> str | None:
+        """The stored name that ``name`` would be mistaken for (same case folding or same
+        confusable skeleton), or ``None``."""
+        keys = name_keys(name)
+        stmt = select(players.c.name).where(
+            (players.c.name_fold == keys["name_fold"])
+            | (players.c.name_skeleton == keys["name_skeleton"])
+            | (players.c.name == name)
+        )
+        if conn is not None:
+            row = conn.execute(stmt).first()
+        else:
+            with self.engine.connect() as own:
+                row = own.execute(stmt).first()
+        return None if row is None else str(row.name)
+
     def house_player(self, name: str) -> Identity:
         """The stored house bot called ``name`` (created on first use)."""
         with self.engine.begin() as conn:
             row = conn.execute(select(players).where(players.c.name == name)).first()
             if row is None:
-                pid = conn.execute(
-                    players.insert().values(name=name, kind="house", created_at=now())
-                ).inserted_primary_key
-                assert pid is not None
-                return Identity(int(pid[0]), name, "house")
+                conn.execute(
+                    self._insert(players)
+                    .values(name=name, kind="house", created_at=now())
+                    .on_conflict_do_nothing(index_elements=["name"])
+                )
+                row = conn.execute(select(players).where(players.c.name == name)).one()
             return Identity(row.id, row.name, row.kind)
+
+    # -- people (accounts) ------------------------------------------------------------------
+
+    def create_person(
+        self, name: str, password: str, guest_key: str | None = None
+    ) -> tuple[Identity, int]:
+        """Register a person (argon2id password hash). With ``guest_key``, the games that guest
+        identity played move to the new account (see :meth:`claim_guest`). Returns the identity
+        and the number of guest seats claimed. Raises :class:`NameError_` (422 invalid, 409
+        taken): the same namespace as bots, house bots and guests."""
+        name = check_person_name(name)
+        check_password(password)
+        hashed = passwords.hash(password)  # slow on purpose: outside the transaction
+        with self.engine.begin() as conn:
+            taken = self.name_taken(name, conn)
+            if taken is not None:
+                raise NameError_(409, _taken_reason(name, taken))
+            try:
+                pid = conn.execute(
+                    players.insert().values(
+                        name=name,
+                        kind="person",
+                        password_hash=hashed,
+                        session_gen=0,
+                        created_at=now(),
+                        **name_keys(name),
+                    )
+                ).inserted_primary_key
+            except IntegrityError:
+                raise NameError_(409, f"the name {name!r} is taken") from None
+            assert pid is not None
+            claimed = _claim(conn, int(pid[0]), guest_key) if guest_key else 0
+        return Identity(int(pid[0]), name, "person"), claimed
+
+    def verify_person(self, name: str, password: str) -> Identity | None:
+        """The person called ``name`` (any case) if ``password`` is theirs, else ``None``. A
+        missing name costs the same hash as a wrong password."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(players).where(
+                    players.c.name_fold == names.fold(name), players.c.kind == "person"
+                )
+            ).first()
+        if row is None or row.password_hash is None:
+            with contextlib.suppress(argon2.exceptions.VerificationError):
+                passwords.verify(_dummy_hash(), password)
+            return None
+        try:
+            passwords.verify(row.password_hash, password)
+        except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
+            return None
+        if passwords.check_needs_rehash(row.password_hash):
+            with self.engine.begin() as conn:
+                conn.execute(
+                    update(players)
+                    .where(players.c.id == row.id)
+                    .values(password_hash=passwords.hash(password))
+                )
+        return Identity(row.id, row.name, row.kind)
+
+    def change_password(self, player_id: int, old: str, new: str) -> bool:
+        """Set a new password if ``old`` is the current one; every session is signed out
+        (the generation moves on). False: ``old`` was wrong (nothing changed)."""
+        check_password(new)
+        with self.engine.connect() as conn:
+            row = conn.execute(select(players).where(players.c.id == player_id)).first()
+        if row is None or row.password_hash is None:
+            return False
+        try:
+            passwords.verify(row.password_hash, old)
+        except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
+            return False
+        hashed = passwords.hash(new)
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(players)
+                .where(players.c.id == player_id)
+                .values(password_hash=hashed, session_gen=players.c.session_gen + 1)
+            )
+            conn.execute(sessions.delete().where(sessions.c.player_id == player_id))
+        return True
+
+    def new_session(self, player_id: int, days: float) -> str:
+        """A new session for a person; returns the cookie's token (stored only as SHA-256)."""
+        token = new_token()
+        with self.engine.begin() as conn:
+            gen = conn.execute(
+                select(players.c.session_gen).where(players.c.id == player_id)
+            ).scalar_one()
+            # this person's expired sessions go (nothing else ever reads them)
+            conn.execute(
+                sessions.delete().where(
+                    sessions.c.player_id == player_id, sessions.c.expires_at < now()
+                )
+            )
+            conn.execute(
+                sessions.insert().values(
+                    token_hash=hashlib.sha256(token.encode()).hexdigest(),
+                    player_id=player_id,
+                    gen=gen,
+                    created_at=now(),
+                    expires_at=now() + timedelta(days=days),
+                )
+            )
+        return token
+
+    def session_identity(self, token: str) -> Identity | None:
+        """The person a session token belongs to, or ``None`` (unknown, expired, or signed out
+        everywhere since it was issued)."""
+        if not token or len(token) > 200:
+            return None
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(players, sessions.c.gen, sessions.c.expires_at)
+                .join(sessions, sessions.c.player_id == players.c.id)
+                .where(sessions.c.token_hash == digest)
+            ).first()
+        if row is None or row.gen != row.session_gen:
+            return None
+        expires = _aware(row.expires_at)
+        if expires is None or expires <= now():
+            return None
+        return Identity(row.id, row.name, row.kind)
+
+    def end_session(self, token: str) -> None:
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        with self.engine.begin() as conn:
+            conn.execute(sessions.delete().where(sessions.c.token_hash == digest))
+
+    def end_all_sessions(self, player_id: int) -> None:
+        """Sign a person out everywhere: the generation moves on, every session row goes."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(players)
+                .where(players.c.id == player_id)
+                .values(session_gen=players.c.session_gen + 1)
+            )
+            conn.execute(sessions.delete().where(sessions.c.player_id == player_id))
+
+    def claim_guest(self, player_id: int, guest_key: str) -> int:
+        """Move the seats a guest identity played to a person's account; returns how many.
+        The seats keep kind ``guest``: they were played unrated and stay unrated, so the
+        stored ratings still equal a recomputation."""
+        with self.engine.begin() as conn:
+            return _claim(conn, player_id, guest_key)
+
+    def guest_games(self, guest_key: str) -> int:
+        """How many ended games this guest identity played (not yet claimed)."""
+        with self.engine.connect() as conn:
+            return int(
+                conn.execute(
+                    select(func.count())
+                    .select_from(game_seats)
+                    .where(game_seats.c.guest_key == guest_key, game_seats.c.player_id.is_(None))
+                ).scalar_one()
+            )
+
+    def _insert(self, table: Any) -> Any:
+        """An INSERT that can say ``ON CONFLICT DO NOTHING`` in this database's dialect."""
+        return (sqlite_insert if self.is_sqlite else pg_insert)(table)
 
     def player(self, name: str) -> Identity | None:
         with self.engine.connect() as conn:
@@ -244,9 +571,10 @@ class Store:
         lobby: str,
         rated: bool,
         instance: str,
-        seats: Sequence[tuple[int | None, str, str]],
+        seats: Sequence[tuple[int | None, str, str] | tuple[int | None, str, str, str | None]],
     ) -> None:
-        """Store a game that begins: ``seats`` are ``(player_id, name, kind)``."""
+        """Store a game that begins: ``seats`` are ``(player_id, name, kind)`` or ``(player_id,
+        name, kind, identity key)`` (a guest's key is kept so an account can claim the seat)."""
         with self.engine.begin() as conn:
             conn.execute(
                 games.insert().values(
@@ -260,7 +588,7 @@ class Store:
                     rated=rated,
                     status="running",
                     instance=instance,
-                    names_json=json.dumps([name for _, name, _ in seats]),
+                    names_json=json.dumps([seat[1] for seat in seats]),
                     started_at=now(),
                 )
             )
@@ -270,13 +598,14 @@ class Store:
                     {
                         "game_id": game_id,
                         "seat": seat,
-                        "player_id": pid,
-                        "name": name,
-                        "kind": kind,
+                        "player_id": entry[0],
+                        "name": entry[1],
+                        "kind": entry[2],
+                        "guest_key": entry[3] if len(entry) > 3 and entry[2] == "guest" else None,
                         "faults": 0,
                         "taken_over": False,
                     }
-                    for seat, (pid, name, kind) in enumerate(seats)
+                    for seat, entry in enumerate(seats)
                 ],
             )
 
@@ -294,26 +623,98 @@ class Store:
     ) -> list[str]:
         """Write a game's end in ONE transaction: record, result, places, faults, ratings and
         suspensions. Returns the names of bots suspended by this game.
+
+        Several processes may end games at once on one PostgreSQL: the transaction locks the
+        game row, then its seats' rating rows in one fixed order (by player id, ``SELECT ... FOR
+        UPDATE``), so two game ends never wait on each other in a cycle; the new ratings are
+        computed from the rows read under those locks, so they are applied in commit order, and
+        the game takes its place in that order (``end_seq``) while it holds them. Should the
+        database still refuse (a serialization failure, a deadlock with some other writer, a
+        busy SQLite), the whole transaction runs again, up to :data:`ATTEMPTS` times with a
+        jittered backoff; after that the error goes to the caller, which keeps the result and
+        calls again. Raises :class:`AlreadyEnded` (storing nothing) when the game is no longer
+        ``running`` (the reaper aborted it).
         """
-        ended = now()
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                return self._finish_game_once(
+                    game_id,
+                    record=record,
+                    result=result,
+                    seats=seats,
+                    fault_rows=fault_rows,
+                    suspend_after=suspend_after,
+                    suspend_window=suspend_window,
+                    suspend_minutes=suspend_minutes,
+                )
+            except DBAPIError as exc:
+                if attempt == ATTEMPTS or not retryable(exc):
+                    raise
+                log.warning(
+                    "game %s: end not stored (%s), attempt %d of %d; trying again",
+                    game_id,
+                    str(exc.orig).splitlines()[0] if exc.orig else type(exc).__name__,
+                    attempt,
+                    ATTEMPTS,
+                )
+                time.sleep(random.uniform(0.0, 0.02 * 2**attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _finish_game_once(
+        self,
+        game_id: str,
+        *,
+        record: Mapping[str, Any],
+        result: Mapping[str, Any],
+        seats: Sequence[SeatOutcome],
+        fault_rows: Sequence[FaultRow],
+        suspend_after: int,
+        suspend_window: int,
+        suspend_minutes: float,
+    ) -> list[str]:
         suspended: list[str] = []
         termination = str(result["termination"])
         status = "aborted" if termination == "aborted" else "finished"
         with self.engine.begin() as conn:
-            game_row = conn.execute(select(games).where(games.c.id == game_id)).one()
+            game_row = conn.execute(
+                select(games).where(games.c.id == game_id).with_for_update()
+            ).one()
+            if game_row.status != "running":
+                raise AlreadyEnded(game_id, str(game_row.status))
+            places = list(result.get("places") or [])
+            scores = list(result.get("scores") or [])
+            rated = status == "finished" and bool(game_row.rated)
+            locked = (
+                self._lock_ratings(conn, game_id, game_row.game, game_row.rules_name)
+                if rated
+                else None
+            )
+            # the game's place in the order of game ends: taken while the rating rows are held,
+            # so a later game of the same players always gets a larger number
+            if self.is_sqlite:
+                end_seq = (
+                    int(
+                        conn.execute(
+                            select(func.coalesce(func.max(games.c.end_seq), 0))
+                        ).scalar_one()
+                    )
+                    + 1
+                )
+            else:
+                end_seq = int(conn.execute(select(END_SEQ.next_value())).scalar_one())
+            ended = now()
             conn.execute(
                 update(games)
                 .where(games.c.id == game_id)
                 .values(
                     status=status,
                     ended_at=ended,
+                    end_seq=end_seq,
                     termination=termination,
                     result_json=json.dumps(result, sort_keys=True),
                     record_json=json.dumps(record, sort_keys=True),
                 )
             )
-            places = list(result.get("places") or [])
-            scores = list(result.get("scores") or [])
             for outcome in seats:
                 values: dict[str, Any] = {
                     "faults": outcome.faults,
@@ -328,27 +729,16 @@ class Store:
                     .values(**values)
                 )
             if fault_rows:
-                conn.execute(
-                    faults.insert(),
-                    [
-                        {
-                            "game_id": game_id,
-                            "seat": f.seat,
-                            "player_id": f.player_id,
-                            "decision": f.decision,
-                            "request_kind": f.request_kind,
-                            "code": f.code,
-                            "reason": f.reason,
-                            "at": f.at,
-                        }
-                        for f in fault_rows
-                    ],
+                conn.execute(faults.insert(), [_fault_values(game_id, f) for f in fault_rows])
+            if locked is not None:
+                _apply_ratings(
+                    conn, game_id, game_row.game, game_row.rules_name, places, ended, locked
                 )
-            if status == "finished" and game_row.rated:
-                _apply_ratings(conn, game_id, game_row.game, game_row.rules_name, places, ended)
-            for outcome in seats:
-                if outcome.player_id is None:
-                    continue
+            # players rows in the same fixed order as the rating rows
+            for outcome in sorted(
+                (o for o in seats if o.player_id is not None), key=lambda o: o.player_id or 0
+            ):
+                assert outcome.player_id is not None
                 reason = _suspension_reason(conn, outcome.player_id, suspend_after, suspend_window)
                 if reason is not None:
                     until = ended + timedelta(minutes=suspend_minutes)
@@ -362,39 +752,147 @@ class Store:
                         suspended.append(row.name)
         return suspended
 
+    def add_faults(self, game_id: str, fault_rows: Sequence[FaultRow]) -> None:
+        """Store faults of a game that has not ended yet (``FaultLog``: a process that dies
+        mid-game keeps them), and its seats' fault counts with them. :meth:`finish_game` is
+        then given only the faults not stored yet. Takes no lock a game end waits for in a
+        cycle: the rows insert (a key-share lock on the game's row) and the seat rows of this
+        game only, never while this game's end runs."""
+        if not fault_rows:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(faults.insert(), [_fault_values(game_id, f) for f in fault_rows])
+            for seat in sorted({f.seat for f in fault_rows}):
+                count = (
+                    select(func.count())
+                    .select_from(faults)
+                    .where(faults.c.game_id == game_id, faults.c.seat == seat)
+                    .scalar_subquery()
+                )
+                conn.execute(
+                    update(game_seats)
+                    .where(game_seats.c.game_id == game_id, game_seats.c.seat == seat)
+                    .values(faults=count)
+                )
+
+    def _lock_ratings(
+        self, conn: Connection, game_id: str, game: str, rules: str | None
+    ) -> dict[int, Any]:
+        """Create the missing rating rows of a game's rated seats, then lock all of them in the
+        order of their player ids; returns them by player id (as they are now, committed)."""
+        rules_key = rules or "custom"
+        ids = sorted(
+            {
+                int(r.player_id)
+                for r in conn.execute(
+                    select(game_seats.c.player_id).where(
+                        game_seats.c.game_id == game_id,
+                        game_seats.c.player_id.is_not(None),
+                        game_seats.c.kind != "guest",
+                    )
+                )
+            }
+        )
+        if len(ids) < 2:
+            return {}
+        mu, sigma = rating_math.INITIAL
+        for pid in ids:  # a new player's row: created (or found) in the same order
+            conn.execute(
+                self._insert(ratings)
+                .values(
+                    player_id=pid,
+                    game=game,
+                    rules=rules_key,
+                    mu=mu,
+                    sigma=sigma,
+                    games=0,
+                    wins=0,
+                    last_played=None,
+                )
+                .on_conflict_do_nothing()
+            )
+        rows = conn.execute(
+            select(ratings)
+            .where(
+                ratings.c.game == game,
+                ratings.c.rules == rules_key,
+                ratings.c.player_id.in_(ids),
+            )
+            .order_by(ratings.c.player_id)
+            .with_for_update()
+        ).all()
+        return {int(r.player_id): r for r in rows}
+
     def abort_unfinished(self, instance: str | None = None) -> int:
         """Mark running games (of ``instance``, or all) aborted; returns how many."""
+        return len(self.abort_running(instance))
+
+    def abort_running(
+        self, instance: str | None = None, ended_at: datetime | None = None, reason: str = ""
+    ) -> list[str]:
+        """Mark the running games of ``instance`` (or all) aborted, as having ended at
+        ``ended_at`` (default now: a process reaped by the cluster ended when it was last seen);
+        returns their ids. Only games still ``running`` change, so two reapers never count a
+        game twice, and a game end written meanwhile stays as it is."""
         with self.engine.begin() as conn:
             stmt = update(games).where(games.c.status == "running")
             if instance is not None:
                 stmt = stmt.where(games.c.instance == instance)
-            result = conn.execute(
+            rows = conn.execute(
                 stmt.values(
                     status="aborted",
-                    ended_at=now(),
+                    ended_at=ended_at or now(),
                     termination="aborted",
                     result_json=json.dumps(
                         {
                             "termination": "aborted",
                             "scores": [],
                             "places": [],
-                            "reason": "the server stopped while the game ran",
+                            "reason": reason or "the server stopped while the game ran",
                             "details": {},
                         }
                     ),
-                )
-            )
-            return int(result.rowcount or 0)
+                ).returning(games.c.id)
+            ).all()
+            return [str(r.id) for r in rows]
+
+    def running_instances(self) -> list[str]:
+        """The processes that have games ``running`` in the database."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(games.c.instance).where(games.c.status == "running").distinct()
+            ).all()
+        return [str(r.instance) for r in rows]
 
     # -- reads for the API ------------------------------------------------------------------
 
-    def leaderboard(self, game: str, rules: str, limit: int = 100) -> list[dict[str, Any]]:
+    def leaderboard(
+        self, game: str, rules: str, limit: int = 100, kind: str = "all"
+    ) -> list[dict[str, Any]]:
+        """One ordering of people and bots by rating (μ − 3σ); ``kind`` (``all``, ``people``,
+        ``bots``: registered and house bots) filters it, ``rank`` stays the place in the whole
+        board."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(ratings, players.c.name, players.c.kind)
                 .join(players, players.c.id == ratings.c.player_id)
                 .where(ratings.c.game == game, ratings.c.rules == rules)
             ).all()
+            # the faults of each bot in the rated games of this board, by code
+            same_rules = (
+                games.c.rules_name.is_(None) if rules == "custom" else games.c.rules_name == rules
+            )
+            fault_rows = conn.execute(
+                select(faults.c.player_id, faults.c.code, func.count())
+                .join(games, games.c.id == faults.c.game_id)
+                .where(games.c.game == game, same_rules, games.c.rated.is_(True))
+                .where(games.c.status != "running")  # stored as they happen, shown once ended
+                .where(faults.c.player_id.in_([r.player_id for r in rows]))
+                .group_by(faults.c.player_id, faults.c.code)
+            ).all()
+        fault_counts: dict[int, dict[str, int]] = {}
+        for player_id, code, n in fault_rows:
+            fault_counts.setdefault(player_id, {})[str(code)] = int(n)
         board = [
             {
                 "name": r.name,
@@ -405,12 +903,18 @@ class Store:
                 "games": r.games,
                 "wins": r.wins,
                 "last_played": iso(r.last_played),
+                "faults": sum(fault_counts.get(r.player_id, {}).values()),
+                "fault_counts": dict(sorted(fault_counts.get(r.player_id, {}).items())),
             }
             for r in rows
         ]
         board.sort(key=lambda e: (-e["rating"], e["name"]))
-        for rank, entry in enumerate(board[:limit], 1):
+        for rank, entry in enumerate(board, 1):
             entry["rank"] = rank
+        if kind == "people":
+            board = [e for e in board if e["kind"] == "person"]
+        elif kind == "bots":
+            board = [e for e in board if e["kind"] != "person"]
         return board[:limit]
 
     def list_games(
@@ -421,8 +925,17 @@ class Store:
         rules: str | None = None,
         player: str | None = None,
         limit: int = 50,
+        exclude_lobbies: Sequence[str] = (),
+        offset: int = 0,
     ) -> list[dict[str, Any]]:
-        stmt = select(games).order_by(games.c.started_at.desc(), games.c.id).limit(limit)
+        stmt = (
+            select(games)
+            .order_by(games.c.started_at.desc(), games.c.id)
+            .limit(limit)
+            .offset(max(0, offset))
+        )
+        if exclude_lobbies:
+            stmt = stmt.where(games.c.lobby.not_in(list(exclude_lobbies)))
         if status:
             stmt = stmt.where(games.c.status == status)
         if game:
@@ -434,7 +947,14 @@ class Store:
                 games.c.id.in_(select(game_seats.c.game_id).where(game_seats.c.name == player))
             )
         with self.engine.connect() as conn:
-            return [_game_summary(row) for row in conn.execute(stmt).all()]
+            rows = conn.execute(stmt).all()
+            pages = _pages(conn, [row.id for row in rows])
+        out = []
+        for row in rows:
+            summary = _game_summary(row)
+            summary["pages"] = [s in pages.get(row.id, ()) for s in range(row.seats)]
+            out.append(summary)
+        return out
 
     def game_detail(self, game_id: str) -> dict[str, Any] | None:
         """A game's summary, seats and faults; the full record only once it ended."""
@@ -456,7 +976,9 @@ class Store:
                 "seat": s.seat,
                 "name": s.name,
                 "kind": s.kind,
-                "place": s.place,
+                # the name has a bot page (GET /api/bots/{name}): a registered or house bot
+                "page": s.player_id is not None,
+                "place": _place(s.place),
                 "score": s.score,
                 "faults": s.faults,
                 "taken_over": s.taken_over,
@@ -512,12 +1034,41 @@ class Store:
                 .where(game_seats.c.player_id == p.id, game_seats.c.mu_after.is_not(None))
                 .order_by(games.c.ended_at, games.c.id)
             ).all()
+            # a running game's faults are stored as they happen (FaultLog) but shown once it
+            # ended: a fault's reason may tell what the bot holds
+            ended = games.c.status != "running"
             fault_rows = conn.execute(
                 select(faults)
-                .where(faults.c.player_id == p.id)
+                .join(games, games.c.id == faults.c.game_id)
+                .where(faults.c.player_id == p.id, ended)
                 .order_by(faults.c.id.desc())
                 .limit(limit)
             ).all()
+            fault_counts = conn.execute(
+                select(faults.c.code, func.count())
+                .join(games, games.c.id == faults.c.game_id)
+                .where(faults.c.player_id == p.id, ended)
+                .group_by(faults.c.code)
+            ).all()
+            pages = _pages(conn, [s.game_id for s in seat_rows])
+            shares = conn.execute(
+                select(
+                    games.c.game,
+                    games.c.rules_name,
+                    games.c.rules_json,
+                    func.count(),
+                    func.sum(case((game_seats.c.place == 0, 1), else_=0)),
+                )
+                .join(games, games.c.id == game_seats.c.game_id)
+                .where(game_seats.c.player_id == p.id, games.c.status == "finished")
+                .group_by(games.c.game, games.c.rules_name, games.c.rules_json)
+            ).all()
+        win_share: dict[tuple[str, str], list[int]] = {}
+        for game_name, rules_name, rules_json, played, won in shares:
+            label = rules_label(game_name, rules_json, rules_name)
+            entry = win_share.setdefault((game_name, label), [0, 0])
+            entry[0] += int(played)
+            entry[1] += int(won or 0)
         until = _aware(p.suspended_until)
         suspended = until is not None and until > now()
         return {
@@ -555,18 +1106,38 @@ class Store:
                     "game_id": s.game_id,
                     "game": s.game,
                     "rules": s.rules_name,
+                    "rules_label": rules_label(s.game, s.rules_json, s.rules_name),
                     "lobby": s.lobby,
+                    "rated": s.rated,
                     "status": s.status,
+                    "termination": s.termination,
                     "seat": s.seat,
-                    "place": s.place,
+                    "seats": s.seats,
+                    "names": json.loads(s.names_json),
+                    "pages": [k in pages.get(s.game_id, ()) for k in range(s.seats)],
+                    "place": _place(s.place),
                     "score": s.score,
                     "faults": s.faults,
                     "taken_over": s.taken_over,
                     "started_at": iso(s.started_at),
+                    "ended_at": iso(s.ended_at),
                 }
                 for s in seat_rows
             ],
             "faults": [_fault_json(f) for f in fault_rows],
+            "fault_counts": {str(code): int(n) for code, n in sorted(fault_counts)},
+            # finished games per game and rule set, and the share of them won (first place,
+            # ties included), rated or not
+            "win_share": [
+                {
+                    "game": game_name,
+                    "rules_label": label,
+                    "games": played,
+                    "wins": won,
+                    "share": won / played if played else 0.0,
+                }
+                for (game_name, label), (played, won) in sorted(win_share.items())
+            ],
         }
 
     def counts(self) -> dict[str, int]:
@@ -577,7 +1148,8 @@ class Store:
     # -- ratings ----------------------------------------------------------------------------
 
     def recompute_ratings(self) -> int:
-        """Rebuild every rating from the stored finished, rated games in the order they ended.
+        """Rebuild every rating from the stored finished, rated games in the order their ends
+        were committed (``end_seq``).
 
         One transaction; returns the number of games replayed.
         """
@@ -597,7 +1169,7 @@ class Store:
                     games.c.ended_at,
                 )
                 .where(games.c.status == "finished", games.c.rated.is_(True))
-                .order_by(games.c.ended_at, games.c.id)
+                .order_by(games.c.end_seq, games.c.ended_at, games.c.id)
             ).all()
             for row in rows:
                 places = json.loads(row.result_json)["places"]
@@ -623,27 +1195,31 @@ def _apply_ratings(
     rules: str | None,
     places: Sequence[int],
     ended: datetime,
+    current: Mapping[int, Any] | None = None,
 ) -> None:
     """Update the ratings of the rated seats of one finished game (inside the caller's
-    transaction) and note before/after on its seats."""
+    transaction) and note before/after on its seats. ``current``: the seats' rating rows as
+    locked by the caller (read here when not given: the recomputation holds the whole table)."""
     rules_key = rules or "custom"
     seat_rows = conn.execute(
         select(game_seats.c.seat, game_seats.c.player_id)
         .where(game_seats.c.game_id == game_id, game_seats.c.player_id.is_not(None))
+        .where(game_seats.c.kind != "guest")  # a claimed guest seat was played unrated
         .order_by(game_seats.c.seat)
     ).all()
     if len(seat_rows) < 2:
         return
-    current = {
-        r.player_id: r
-        for r in conn.execute(
-            select(ratings).where(
-                ratings.c.game == game,
-                ratings.c.rules == rules_key,
-                ratings.c.player_id.in_([s.player_id for s in seat_rows]),
+    if current is None:
+        current = {
+            r.player_id: r
+            for r in conn.execute(
+                select(ratings).where(
+                    ratings.c.game == game,
+                    ratings.c.rules == rules_key,
+                    ratings.c.player_id.in_([s.player_id for s in seat_rows]),
+                )
             )
-        )
-    }
+        }
     before = [
         (current[s.player_id].mu, current[s.player_id].sigma)
         if s.player_id in current
@@ -653,15 +1229,17 @@ def _apply_ratings(
     seat_places = [places[s.seat] for s in seat_rows]
     after = rating_math.rate(before, seat_places)
     best = min(seat_places)
-    for s, (mu0, sigma0), (mu1, sigma1), place in zip(
-        seat_rows, before, after, seat_places, strict=True
-    ):
-        won = 1 if place == best else 0
-        if s.player_id in current:
+    new = {
+        s.player_id: (mu1, sigma1, 1 if place == best else 0)
+        for s, (mu1, sigma1), place in zip(seat_rows, after, seat_places, strict=True)
+    }
+    for pid in sorted(new):  # rows in the same order as they were locked
+        mu1, sigma1, won = new[pid]
+        if pid in current:
             conn.execute(
                 update(ratings)
                 .where(
-                    ratings.c.player_id == s.player_id,
+                    ratings.c.player_id == pid,
                     ratings.c.game == game,
                     ratings.c.rules == rules_key,
                 )
@@ -676,7 +1254,7 @@ def _apply_ratings(
         else:
             conn.execute(
                 ratings.insert().values(
-                    player_id=s.player_id,
+                    player_id=pid,
                     game=game,
                     rules=rules_key,
                     mu=mu1,
@@ -686,6 +1264,7 @@ def _apply_ratings(
                     last_played=ended,
                 )
             )
+    for s, (mu0, sigma0), (mu1, sigma1) in zip(seat_rows, before, after, strict=True):
         conn.execute(
             update(game_seats)
             .where(game_seats.c.game_id == game_id, game_seats.c.seat == s.seat)
@@ -710,7 +1289,8 @@ def _suspension_reason(conn: Connection, player_id: int, after: int, window: int
         return None
     last = conn.execute(
         select(faults.c.code, faults.c.reason)
-        .where(faults.c.player_id == player_id)
+        .join(games, games.c.id == faults.c.game_id)
+        .where(faults.c.player_id == player_id, games.c.status != "running")
         .order_by(faults.c.id.desc())
         .limit(1)
     ).first()
@@ -719,6 +1299,21 @@ def _suspension_reason(conn: Connection, player_id: int, after: int, window: int
         f"taken over by the fallback for repeated faults in {len(bad)} of its last "
         f"{len(rows)} games ({', '.join(bad)}){detail}"
     )
+
+
+def _fault_values(game_id: str, f: FaultRow) -> dict[str, Any]:
+    """A fault as a row of ``faults``."""
+    return {
+        "game_id": game_id,
+        "seat": f.seat,
+        "player_id": f.player_id,
+        "decision": f.decision,
+        "request_kind": f.request_kind,
+        "code": f.code,
+        "reason": f.reason,
+        "at": f.at,
+        "detail": None if f.detail is None else json.dumps(f.detail),
+    }
 
 
 def _fault_json(f: Any) -> dict[str, Any]:
@@ -730,7 +1325,37 @@ def _fault_json(f: Any) -> dict[str, Any]:
         "code": f.code,
         "reason": f.reason,
         "at": iso(f.at),
+        "detail": json.loads(f.detail) if f.detail else None,
     }
+
+
+@functools.lru_cache(maxsize=256)
+def rules_label(game: str, rules_json: str, rules_name: str | None) -> str:
+    """The one name people see for a stored game's rule set (GameSpec.rules_label)."""
+    try:
+        spec = game_spec(game)
+        return spec.rules_label(spec.rules_from_json(json.loads(rules_json)))
+    except (ValueError, TypeError, KeyError):
+        return rules_name or "custom"
+
+
+def _pages(conn: Any, game_ids: list[str]) -> dict[str, set[int]]:
+    """The seats of these games whose names have a bot page (``GET /api/bots/{name}``): the
+    seats of a stored player (a registered or house bot; a guest has no page)."""
+    pages: dict[str, set[int]] = {}
+    if game_ids:
+        for row in conn.execute(
+            select(game_seats.c.game_id, game_seats.c.seat).where(
+                game_seats.c.game_id.in_(game_ids), game_seats.c.player_id.is_not(None)
+            )
+        ):
+            pages.setdefault(row.game_id, set()).add(row.seat)
+    return pages
+
+
+def _place(index: int | None) -> int | None:
+    """A stored place (an index from 0, as in results) as people count it: 1 is first."""
+    return None if index is None else index + 1
 
 
 def _game_summary(row: Any) -> dict[str, Any]:
@@ -738,6 +1363,7 @@ def _game_summary(row: Any) -> dict[str, Any]:
         "id": row.id,
         "game": row.game,
         "rules": row.rules_name,
+        "rules_label": rules_label(row.game, row.rules_json, row.rules_name),
         "lobby": row.lobby,
         "rated": row.rated,
         "status": row.status,

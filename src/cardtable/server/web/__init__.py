@@ -12,6 +12,8 @@ HTTP reads added here (all public information):
   seat (a person, a bot, or the house bot playing for someone away) and the quiet period.
 - ``GET /api/games/{id}/replay``: an ended game re-simulated step by step, with every seat's
   private view revealed (the game is over, nothing is secret any more).
+- ``GET /api/games/{id}/decision?seat=N&at=K``: decision ``K`` (from 1) of seat ``N`` of an
+  ended game: that seat's observation and request then, and its recorded answer.
 - ``GET /api/docs-pages`` and ``/api/docs-pages/{name}``: the project's ``docs/*.md``.
 """
 
@@ -27,6 +29,7 @@ from fastapi.responses import FileResponse, PlainTextResponse
 from starlette.staticfiles import StaticFiles
 
 from cardtable.core import Record, RecordError, game_spec
+from cardtable.core.decision import decision_at
 from cardtable.server.lobby import Hub
 from cardtable.server.store.db import Store
 
@@ -41,6 +44,9 @@ PAGES = (
     "/replay",
     "/replay/{game_id}",
     "/leaderboard",
+    "/bots/{name}",
+    "/players/{name}",
+    "/signin",
     "/register",
     "/docs-pages",
     "/docs-pages/{name}",
@@ -79,17 +85,22 @@ async def tables(request: Request) -> dict[str, Any]:
     hub = _hub(request)
     running: list[dict[str, Any]] = []
     for table in list(hub.tables.values()):
+        if table.setup.lobby == "private" and not table.setup.extra_meta.get("listed"):
+            continue  # an unlisted private table is seen by its players and invitees only
         running.append(
             {
                 "id": table.id,
                 "game": table.spec.name,
                 "rules": table.setup.rules_name,
+                "rules_label": table.spec.rules_label(table.setup.rules),
                 "lobby": table.setup.lobby,
                 "rated": table.setup.rated,
                 "names": list(table.names),
                 "seats": [_seat_json(s) for s in table.seats],
                 "started_at": table.started_at,
                 "running_s": round(time.time() - table.started_at, 1),
+                "pace": table.pace,
+                "spectator_delay_ms": table.spectator_delay_ms,
             }
         )
     running.sort(key=lambda t: -t["started_at"])
@@ -98,10 +109,17 @@ async def tables(request: Request) -> dict[str, Any]:
             "invite": p.invite,
             "game": p.spec.name,
             "rules": p.rules_name or "custom",
+            "rules_label": p.spec.rules_label(p.rules),
             "seats": p.seats,
             "players": [m.name for m in p.members] + [f"house-{b}" for b in p.bots],
+            # a page of the player (GET /api/players/{name}) per name above: members who are
+            # stored players (a registered bot, a person with an account); not guests
+            "pages": [m.player_id is not None for m in p.members] + [False for _ in p.bots],
             "open_seats": p.open_seats,
             "quiet_ms": p.quiet_ms,
+            "pace": hub.pace_for(p.pace, p.members),
+            "spectator_delay_ms": p.spectator_delay_ms,
+            "rated": p.rated,
         }
         for p in list(hub.private.values())
         if p.listed and p.open_seats > 0
@@ -117,6 +135,10 @@ def _seat_json(seat: Any) -> dict[str, Any]:
         "house": seat.house,
         "away": away,
         "taken_over": seat.taken_over,
+        "faults": seat.faults,
+        # the name has a page (GET /api/players/{name}): a stored player (a registered bot, a
+        # person with an account, a house bot of rated games); a guest has none
+        "page": seat.player_id is not None,
     }
 
 
@@ -126,16 +148,21 @@ async def table_public(game_id: str, request: Request) -> dict[str, Any]:
     table = hub.tables.get(game_id)
     if table is None or not table.running:
         raise HTTPException(404, f"no running table {game_id!r}")
+    # the spectator's view (public information only), as late as the table's spectator delay
+    observation, seen = table.spectator_view()
     return {
         "id": table.id,
         "game": table.spec.name,
         "rules_name": table.setup.rules_name,
+        "rules_label": table.spec.rules_label(table.setup.rules),
         "names": list(table.names),
         "seats": [_seat_json(s) for s in table.seats],
-        # observe_json(None) is the spectator's view: public information only
-        "observation": table.game.observe_json(None),
-        "events_seen": table.seen,
+        "observation": observation,
+        "events_seen": seen,
         "quiet_ms": int(table.quiet_s * 1000),
+        "pace": table.pace,
+        "spectator_delay_ms": table.spectator_delay_ms,
+        "grace_ms": int(table.grace_s * 1000),
     }
 
 
@@ -150,6 +177,24 @@ def game_replay(game_id: str, request: Request) -> dict[str, Any]:
         return replay_frames(record)
     except (RecordError, ValueError) as exc:
         raise HTTPException(422, f"the record of {game_id} does not replay: {exc}") from None
+
+
+@router.get(
+    "/api/games/{game_id}/decision",
+    summary="One seat's decision in an ended game: its observation, the request and its answer",
+)
+def game_decision(game_id: str, seat: int, at: int, request: Request) -> dict[str, Any]:
+    """``at`` counts the seat's own decisions from 1 (as ``cardtable replay --seat N --at K``)."""
+    store: Store = request.app.state.store
+    data = store.record(game_id)
+    if data is None:
+        raise HTTPException(404, f"no ended game {game_id!r}")
+    try:
+        return decision_at(Record.from_json(data), seat, at).to_json()
+    except RecordError as exc:
+        raise HTTPException(422, f"the record of {game_id} does not replay: {exc}") from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
 
 
 def replay_frames(record: Record) -> dict[str, Any]:
@@ -175,6 +220,7 @@ def replay_frames(record: Record) -> dict[str, Any]:
     return {
         "game": record.game,
         "rules": dict(record.rules),
+        "rules_label": spec.rules_label(rules),
         "seats": record.seats,
         "names": names,
         "result": record.result.to_json() if record.result else None,

@@ -28,6 +28,7 @@ import time
 from typing import Any
 
 from cardtable.core.contract import Request
+from cardtable.core.probe import SearchProbe
 from cardtable.games.cunegonda.bots.heuristic import HeuristicBot
 from cardtable.games.cunegonda.bots.playout import QS, SEATS, playout, sample_hands
 from cardtable.games.cunegonda.observe import Observation
@@ -54,6 +55,8 @@ class ExpertBot:
         self._heuristic = HeuristicBot(seed)
         #: Worlds sampled by the last search (for tests and benchmarks).
         self.last_worlds = 0
+        #: Set by the analysis (``cardtable analyse``): the next search reports into it.
+        self.probe: SearchProbe | None = None
 
     def act(self, observation: Observation, request: Request) -> Any:
         if request.kind == "pass":
@@ -69,11 +72,17 @@ class ExpertBot:
     def _budget_worlds(self, candidates: int) -> int:
         return max(1, self.iterations // max(1, candidates))
 
-    def _search(self, candidates: list[Any], world: Any) -> Any:
-        """Mean score of each candidate over sampled worlds; ``world(rng)`` returns a scorer."""
+    def _search(self, candidates: list[Any], world: Any, me: int) -> Any:
+        """Mean score of each candidate over sampled worlds; ``world(rng)`` returns a scorer
+        (a candidate's round scores, one per seat)."""
+        probe = self.probe
+        if probe is not None:
+            candidates = probe.open(candidates)
         totals = [0.0] * len(candidates)
         start = time.perf_counter()
         worlds = self._budget_worlds(len(candidates))
+        if probe is not None and probe.worlds is not None:
+            worlds = probe.worlds
         timed = self.time_per_decision
         done = 0
         while True:
@@ -88,7 +97,11 @@ class ExpertBot:
             if scorer is None:
                 break
             for i, cand in enumerate(candidates):
-                totals[i] += scorer(cand)
+                scores = scorer(cand)
+                totals[i] += scores[me]
+                if probe is not None:
+                    win, margin = probe.judge(scores) if probe.judge is not None else (0.0, 0.0)
+                    probe.add(i, float(scores[me]), win, margin)
             done += 1
         self.last_worlds = done
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
@@ -118,15 +131,14 @@ class ExpertBot:
                 return None
             hands[me] = hand0
 
-            def score(card: int) -> float:
+            def score(card: int) -> list[int]:
                 hs = [list(h) for h in hands]
                 hs[me].remove(card)
-                result = playout(hs, leader, [*trick0, card], list(points0), list(taken0), qs_live)
-                return float(result[me])
+                return playout(hs, leader, [*trick0, card], list(points0), list(taken0), qs_live)
 
             return score
 
-        best: int = self._search(list(choices), world)
+        best: int = self._search(list(choices), world, me)
         return best
 
     # -- pass -------------------------------------------------------------------------------
@@ -161,7 +173,7 @@ class ExpertBot:
                 hands[s] = sorted(cards[13 * i : 13 * (i + 1)])
             passes = {s: _heuristic_pass(hands[s], count) for s in others}
 
-            def score(passed: tuple[int, ...]) -> float:
+            def score(passed: tuple[int, ...]) -> list[int]:
                 hs = [list(h) for h in hands]
                 hs[me] = list(hand0)
                 chosen = dict(passes)
@@ -173,12 +185,11 @@ class ExpertBot:
                     hs[(s - 1) % SEATS].extend(chosen[s])
                 for h in hs:
                     h.sort()
-                result = playout(hs, leader, [], [0] * SEATS, [0] * SEATS, True)
-                return float(result[me])
+                return playout(hs, leader, [], [0] * SEATS, [0] * SEATS, True)
 
             return score
 
-        best: tuple[int, ...] = self._search(candidates, world)
+        best: tuple[int, ...] = self._search(candidates, world, me)
         return best
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
+from cardtable.core.compiled import mypyc_attr
 from cardtable.core.contract import Request
 from cardtable.games.cunegonda.observe import Observation
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a bot may be subclassed
 class RandomBot:
     """Plays a uniformly random legal card and passes 3 uniformly random cards of its hand."""
 

@@ -1,4 +1,8 @@
-"""Built-in Kuhhandel bots, by registered name."""
+"""Built-in Kuhhandel bots, by registered name.
+
+The ``learned`` bot (a trained policy, numpy) lives above the engine (:mod:`cardtable.rl.learned`);
+the registry adds it to the game's bots (``cardtable.core.registry.OUTSIDE_BOTS``).
+"""
 
 from __future__ import annotations
 

@@ -26,12 +26,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from cardtable.core.compiled import mypyc_attr
 from cardtable.core.contract import Request
 from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.money import cheapest_payment
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a bot may be subclassed
 class HeuristicBot:
     """The rule-of-thumb player described in the module docstring."""
 

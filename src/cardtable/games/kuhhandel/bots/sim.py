@@ -19,6 +19,7 @@ the expert's answers are always checked against the real request.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,6 +66,22 @@ class Model:
         #: Payments already worked out, by (wallet counts..., amount): playouts of one search
         #: pay the same amounts from the same wallets again and again.
         self.payments: dict[tuple[int, ...], tuple[int, ...] | None] = {}
+        #: Playout policy per seat (set by the expert's opponent model, ``.opponents``; the
+        #: defaults are the ``heuristic`` everywhere): bid whatever it can afford, scale of its
+        #: bid limit, always sell as auctioneer, always accept a cow-trade offer, share of 0-notes
+        #: in its offers (< 0: unknown).
+        self.bid_all: list[bool] = [False] * seats
+        self.bid_scale: list[float] = [1.0] * seats
+        self.always_sell: list[bool] = [False] * seats
+        self.always_accept: list[bool] = [False] * seats
+        self.zero_share: list[float] = [-1.0] * seats
+        #: Never accepts a cow-trade offer: counters with this multiple of the offer's value
+        #: (< 0: answers like the heuristic).
+        self.counter_ratio: list[float] = [-1.0] * seats
+        #: Never challenges while cards are left to draw (always puts up an auction).
+        self.never_challenge: list[bool] = [False] * seats
+        #: Bids up to at least this share of its money (< 0: the heuristic's limit alone).
+        self.bid_floor: list[float] = [-1.0] * seats
 
     def payment(self, wallet: Sequence[int], amount: int) -> tuple[int, ...] | None:
         """:func:`pay_counts` remembered (the result is shared: never change it)."""
@@ -156,8 +173,10 @@ class Sim:
         "wallets",
     )
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, blank: bool = False) -> None:
         self.m = model
+        if blank:  # clone() sets the rest (``Sim.__new__`` does not work for a compiled class)
+            return
         n, k = model.n, model.K
         self.herds: list[list[int]] = [[0] * k for _ in range(n)]
         self.wallets: list[list[int]] = [list(model.start_wallet) for _ in range(n)]
@@ -219,8 +238,7 @@ class Sim:
         self._remaining = remaining
 
     def clone(self, seed: int) -> Sim:
-        s = Sim.__new__(Sim)
-        s.m = self.m
+        s = Sim(self.m, True)
         s.herds = [h[:] for h in self.herds]
         s.wallets = [w[:] for w in self.wallets]
         s.bank = None if self.bank is None else self.bank[:]
@@ -362,6 +380,8 @@ class Sim:
         """The heuristic bot's most for one card of ``k`` (pedigree/rat cards: a small sum)."""
         m = self.m
         money = self.cash[s]
+        if m.bid_all[s]:
+            return money
         if k >= m.K:
             return min(money // 4, 60)
         if self._remaining < 0:
@@ -384,21 +404,36 @@ class Sim:
             worth = own + v * others / size * 0.5 if others else own
         share = min(1.0, 4.0 * worth / max(remaining, 1.0) * m.n)
         limit = int(money * min(0.9, 0.2 + 0.7 * share))
-        return max(0, min(limit, money - self._reserve[s]))
+        scale = m.bid_scale[s]
+        if scale != 1.0:
+            limit = max(0, min(money, int(limit * scale)))
+        else:
+            limit = max(0, min(limit, money - self._reserve[s]))
+        floor = m.bid_floor[s]
+        if floor > 0:
+            limit = max(limit, int(money * floor))
+        return limit
 
     # ------------------------------------------------------------------ the game loop
-    def run(self) -> None:
-        """Play turns until the game ends (or a cap is hit)."""
+    def run(self, deadline: float | None = None) -> bool:
+        """Play turns until the game ends (or a cap is hit).
+
+        ``deadline`` (a ``time.perf_counter`` value): checked before every turn and every trade
+        of the end phase; when it has passed the playout stops unfinished and ``run`` returns
+        ``False`` (the caller throws the playout away). ``True``: the playout finished.
+        """
         m = self.m
         cap = min(self.turns + HORIZON_TURNS, m.max_turns)
+        clock = time.perf_counter
         while True:
             if not self.end_phase and not self.deck:
                 self.end_phase = True
             if self.end_phase:
-                self.run_end_phase()
-                return
+                return self.run_end_phase(deadline)
             if self.turns >= cap:
-                return
+                return True
+            if deadline is not None and clock() >= deadline:
+                return False
             self.turns += 1
             self.play_turn(self.turn, self.choose_turn(self.turn))
             self.turn = (self.turn + 1) % m.n
@@ -413,11 +448,14 @@ class Sim:
         else:
             self.trade(s, choice[0], choice[1])
 
-    def run_end_phase(self) -> None:
+    def run_end_phase(self, deadline: float | None = None) -> bool:
         n = self.m.n
         s = self.turn
         idle = 0
+        clock = time.perf_counter
         for _ in range(MAX_END_TRADES):
+            if deadline is not None and clock() >= deadline:
+                return False
             best = self.best_trade(s)
             if best is not None:
                 idle = 0
@@ -426,8 +464,9 @@ class Sim:
             else:
                 idle += 1
                 if idle >= n:
-                    return  # a full round without a possible trade: every set is complete
+                    return True  # a full round without a possible trade: every set is complete
             s = (s + 1) % n
+        return True
 
     def animal_trades(self, s: int) -> list[tuple[int, int]]:
         mine = self.herds[s]
@@ -466,6 +505,8 @@ class Sim:
 
     def choose_turn(self, s: int) -> tuple[int, int] | None:
         """The heuristic bot's turn: a strong cow trade 60% of the time, else draw."""
+        if self.m.never_challenge[s] and self.deck:
+            return None
         best = self.best_trade(s)
         if best is None:
             return None
@@ -593,7 +634,11 @@ class Sim:
     ) -> None:
         """The auctioneer sells or buys (``buy=None``: the heuristic decides), then payment."""
         if buy is None:
-            buy = self.money_limit(a, card) >= high and self.money(a) >= high
+            buy = (
+                not self.m.always_sell[a]
+                and self.money_limit(a, card) >= high
+                and self.money(a) >= high
+            )
         payer, payee = (a, hb) if buy else (hb, a)
         if self.pay(payer, payee, high):
             self.give(payer, card)
@@ -637,9 +682,20 @@ class Sim:
         others = sum(sum(self.wallets[x]) for x in range(self.m.n) if x != s)
         return (self.money(s) + 18 * others) / max(notes, 1)
 
-    def respond(self, o: int, c: int, k: int, cards: int, offer_count: int) -> list[int] | None:
-        """The heuristic bot's answer: ``None`` accepts, else the counter-offer's counts."""
+    def respond(
+        self, o: int, c: int, k: int, cards: int, offer_count: int, offer_value: int = -1
+    ) -> list[int] | None:
+        """The heuristic bot's answer: ``None`` accepts, else the counter-offer's counts (or
+        the seat's modelled habit: always accept, or never accept and counter a multiple)."""
         m = self.m
+        if m.always_accept[o]:
+            return None
+        ratio = m.counter_ratio[o]
+        if ratio >= 0 and offer_value >= 0:
+            money = self.money(o)
+            target = min(money, max(m.raise_, int(offer_value * ratio)))
+            paid = m.payment(self.wallets[o], target)
+            return [0] * len(m.notes) if paid is None else list(paid)
         est = offer_count * self.average_note(o)
         money = self.money(o)
         if k >= m.K:
@@ -680,7 +736,7 @@ class Sim:
         if offer is None:
             offer = self.trade_offer(c, o, k, cards, attack=True)
         if answer is False:
-            counter = self.respond(o, c, k, cards, sum(offer))
+            counter = self.respond(o, c, k, cards, sum(offer), _value(offer, m.notes))
         else:
             counter = answer  # type: ignore[assignment]
         self.move(c, o, offer)
@@ -811,6 +867,19 @@ class Sim:
         matching = sum(1 for p in peds if p in sets)
         base = sum(m.value[k] for k in sets) + m.bonus * matching
         return base * len(sets) + m.bonus * (len(peds) - matching)
+
+    def outcome(self, me: int) -> tuple[float, float]:
+        """``(win, margin)`` of a finished playout for ``me``: 1 for a win (1/k shared, the money
+        breaking ties as in the result), and its score minus the best other score."""
+        n = self.m.n
+        scores = [self.score(s) for s in range(n)]
+        keys = [(scores[s], self.money(s)) for s in range(n)]
+        top = max(keys)
+        win = 0.0
+        if keys[me] == top:
+            win = 1.0 / sum(1 for k in keys if k == top)
+        best_other = max(scores[s] for s in range(n) if s != me)
+        return win, float(scores[me] - best_other)
 
     def utility(self, me: int) -> float:
         """What a finished playout is worth to ``me``: 1 for a win (1/k shared), plus a margin.

@@ -10,6 +10,8 @@ import { renderReplay, renderReplayList } from "./replay.js";
 import { renderLeaderboard } from "./leaderboard.js";
 import { renderRegister } from "./register.js";
 import { renderDocs } from "./docs.js";
+import { renderBotPage } from "./botpage.js";
+import { renderSignIn, account } from "./account.js";
 
 const ROUTES = [
   [/^\/$/, (main) => renderLobby(main, navigate), "Lobby"],
@@ -18,6 +20,9 @@ const ROUTES = [
   [/^\/replay\/?$/, (main) => renderReplayList(main), "Replays"],
   [/^\/replay\/([\w-]+)$/, (main, id) => renderReplay(main, id), "Replay"],
   [/^\/leaderboard\/?$/, (main) => renderLeaderboard(main), "Leaderboard"],
+  [/^\/bots\/([\w.-]+)\/?$/, (main, name) => renderBotPage(main, name), "Bot"],
+  [/^\/players\/([^/]+)\/?$/, (main, name) => renderBotPage(main, name), "Profile"],
+  [/^\/signin\/?$/, (main) => renderSignIn(main, navigate), "Sign in"],
   [/^\/register\/?$/, (main) => renderRegister(main), "Register a bot"],
   [/^\/docs-pages(?:\/([\w-]+))?\/?$/, (main, name) => renderDocs(main, name), "Docs"],
 ];
@@ -76,8 +81,20 @@ window.addEventListener("popstate", route);
 function showWho() {
   const el = document.getElementById("who");
   if (!el) return;
-  el.textContent = session.connected ? `${session.you.name}${session.you.kind === "guest" ? "" : " (bot)"}` : "";
+  el.textContent = session.connected ? `${session.you.name}${session.you.kind === "bot" ? " (bot)" : ""}` : "";
+  showAccountLink();
 }
+
+// the header's account link: "Sign in", or the signed-in person's name linking to the account
+function showAccountLink() {
+  const link = document.getElementById("account-link");
+  if (!link) return;
+  account(true).then((me) => {
+    link.textContent = me.signed_in ? `${me.name} · account` : "Sign in";
+    link.setAttribute("href", "/signin");
+  });
+}
+showAccountLink();
 session.on((kind) => { if (kind === "welcome" || kind === "closed") showWho(); });
 
 route();

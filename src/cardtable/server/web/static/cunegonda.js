@@ -1,10 +1,19 @@
 // The Cunegonda table: four seats, the trick in the middle, your hand, the match table.
 // Cards are named like the engine names them: "2C", "10H", "QS", "AD".
 
-import { h } from "./dom.js";
+import { h, svg } from "./dom.js";
 import { cardLongName } from "./describe.js";
+import { seatName } from "./names.js";
 
+const SUIT_ART = "/static/cards/suits.svg";
 const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
+const SIGNED = (n) => (n > 0 ? `+${n}` : String(n));
+
+/** A suit's own shape (cards/suits.svg): told apart by shape, not only by colour. */
+function suitMark(suit, cls) {
+  return svg("svg", { class: `suit ${cls}`, viewBox: "0 0 100 100", "aria-hidden": "true", focusable: "false" },
+    svg("use", { href: `${SUIT_ART}#${suit}` }));
+}
 const SUIT_ORDER = { C: 0, D: 1, S: 2, H: 3 };
 const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
 
@@ -14,12 +23,20 @@ export function sortHand(cards) {
   return [...cards].sort((a, b) => SUIT_ORDER[a.slice(-1)] - SUIT_ORDER[b.slice(-1)] || rankIndex(a) - rankIndex(b));
 }
 
+/** A card as its face shows it: "J♣" (the engine's "JC"). */
+const cardShown = (name) => `${name.slice(0, -1)}${SUIT_SYMBOL[name.slice(-1)]}`;
+
+/** A card button's name: the card as shown, then in words ("J♣, the jack of clubs"). */
+function cardLabel(name) {
+  return `${cardShown(name)}, ${cardLongName(name)}`;
+}
+
 /** A card face (not a control). */
 export function cardFace(name, extra = "") {
   const suit = name.slice(-1);
-  return h("span", { class: `card suit-${suit} ${extra}`, "aria-label": cardLongName(name), role: "img" },
-    h("span", { class: "rank", "aria-hidden": "true" }, name.slice(0, -1)),
-    h("span", { class: "pip", "aria-hidden": "true" }, SUIT_SYMBOL[suit]));
+  return h("span", { class: `card suit-${suit} ${extra}`, "aria-label": cardLongName(name), role: "img", title: cardLongName(name) },
+    h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, name.slice(0, -1)), suitMark(suit, "mini")),
+    suitMark(suit, "pip"));
 }
 
 /** The own hand after `event` (deal, pass and play move cards). */
@@ -38,7 +55,26 @@ export function trackHand(hand, event, me) {
   }
 }
 
-/** ctx: {names, me, hand (own cards or null), revealed (every hand, replays), seats (holders)} */
+/** The newest finished trick, while no card of the next one is down: [trick event data] or null. */
+function finishedTrick(obs, events) {
+  if (obs.trick.length) return null;
+  if (events && events.length) {
+    for (let i = events.length - 1; i >= 0; i--) {
+      const ev = events[i][1];
+      if (["play", "pass", "pass_chosen"].includes(ev.kind)) return null;
+      if (ev.kind === "trick") return ev.data;
+    }
+    return null;
+  }
+  if (obs.phase !== "play" || !obs.tricks.length) return null;
+  const t = obs.tricks[obs.tricks.length - 1];
+  return { cards: t.cards.map(([, c]) => c), leader: t.leader, winner: t.winner, value: t.value, trick: obs.tricks.length - 1 };
+}
+
+/**
+ * ctx: {names, me, hand (own cards or null), revealed (every hand, replays), seats (holders),
+ * events (the events so far, to keep a finished trick on the table until the next card)}
+ */
 export function renderBoard(obs, ctx) {
   const { names, me } = ctx;
   const who = (s) => (s === me ? "You" : names[s] || `Seat ${s}`);
@@ -46,51 +82,122 @@ export function renderBoard(obs, ctx) {
   // seats around the table, the viewer at the bottom
   const base = me === null || me === undefined ? 0 : me;
   const positions = ["south", "west", "north", "east"];
-  const ring = h("div", { class: "cu-ring" });
+  const done = finishedTrick(obs, ctx.events);
+  const memory = ctx.memory || {};
+  const lastSlots = memory.slots || {};
+  memory.slots = {};
+  const ring = h("div", { class: `cu-ring${obs.phase === "pass" ? " passing" : ""}${done ? ` won-${positions[(done.winner - base + 4) % 4]}` : ""}` });
   for (let k = 0; k < 4; k++) {
     const s = (base + k) % 4;
-    const played = obs.trick.find(([seat]) => seat === s);
+    let played = obs.trick.find(([seat]) => seat === s);
+    let cls = "";
+    if (done) {
+      played = [s, done.cards[(s - done.leader + 4) % 4]];
+      cls = s === done.winner ? " won" : " taken";
+    }
     const holder = ctx.seats && ctx.seats[s];
     const tags = [];
+    if (s === me) tags.push(h("span", { class: "tag you" }, "you"));
     if (obs.turn === s) tags.push(h("span", { class: "tag turn" }, s === me ? "your turn" : "to play"));
     if (obs.phase === "pass" && obs.passes_chosen[s]) tags.push(h("span", { class: "tag" }, "passed"));
-    if (holder && holder.away) tags.push(h("span", { class: "tag away" }, "house bot playing"));
-    else if (holder && holder.kind !== "guest") tags.push(h("span", { class: "tag bot" }, holder.kind === "house" ? "house bot" : "bot"));
+    if (holder && holder.away) tags.push(h("span", { class: "tag away" }, "away: house bot playing"));
+    else if (holder && (holder.kind === "guest" || holder.kind === "person")) tags.push(h("span", { class: "tag person" }, "person"));
+    else if (holder) tags.push(h("span", { class: "tag bot" }, holder.kind === "house" ? "house bot" : "bot"));
     const revealed = ctx.revealed && ctx.revealed[s];
-    ring.appendChild(h("div", { class: `cu-seat ${positions[k]}${obs.turn === s ? " active" : ""}`, "data-seat": s },
-      h("div", { class: "seat-head" }, h("strong", {}, names[s] || `Seat ${s}`), tags),
-      h("div", { class: "small" }, `round ${obs.round_points[s] >= 0 ? "+" : ""}${obs.round_points[s]} · total ${obs.totals[s]}`),
-      revealed && s !== me ? h("div", { class: "mini-hand", "aria-label": `${names[s]}'s hand` }, sortHand(revealed).map((c) => cardFace(c, "small"))) : null,
-      h("div", { class: "slot" }, played ? cardFace(played[1]) : null)));
+    ring.appendChild(h("div", { class: `cu-seat ${positions[k]}${obs.turn === s ? " active" : ""}${s === me && obs.turn === me ? " your-turn" : ""}`, "data-seat": s },
+      h("div", { class: "seat-head" }, h("strong", {}, seatName(names, ctx.pages, s, `Seat ${s}`)), tags),
+      h("div", { class: "small" }, h("span", { class: "bit" }, `this round ${SIGNED(obs.round_points[s])} ·`), " ", h("span", { class: "bit" }, `total ${obs.totals[s]}`)),
+      revealed && s !== me ? h("div", { class: "mini-hand", role: "group", "aria-label": `${names[s]}'s hand` }, sortHand(revealed).map((c) => cardFace(c, "small"))) : null,
+      h("div", { class: `slot${cls}` }, played ? cardFace(played[1], lastSlots[s] !== played[1] && !done ? "fresh" : "") : null)));
+    memory.slots[s] = played ? played[1] : null;
   }
-  const last = obs.tricks.length ? obs.tricks[obs.tricks.length - 1] : null;
   ring.appendChild(h("div", { class: "cu-middle", "aria-live": "polite" },
-    h("div", {}, `Round ${Math.min(obs.round + 1, obs.rounds)} of ${obs.rounds}`),
-    obs.phase === "pass" ? h("div", {}, "Passing: each seat chooses 3 cards for the seat on its right.") : null,
-    obs.phase === "play" ? h("div", {}, `Trick ${obs.tricks.length + 1} of 13`) : null,
-    last && obs.trick.length === 0 && obs.phase === "play"
-      ? h("div", { class: "last-trick" }, `${who(last.winner)} won the last trick (${last.value >= 0 ? "+" : ""}${last.value}): `,
-        last.cards.map(([, c]) => cardFace(c, "small")))
-      : null));
+    h("div", { class: "round-no" }, `Round ${Math.min(obs.round + 1, obs.rounds)} of ${obs.rounds}`),
+    obs.phase === "pass" ? h("div", {}, "Passing: everyone chooses 3 cards for the player on their right.") : null,
+    obs.phase === "play" && !done ? h("div", {}, `Trick ${obs.tricks.length + 1} of 13`) : null,
+    done ? h("div", { class: "trick-news" }, `${who(done.winner)} ${done.winner === me ? "take" : "takes"} trick ${done.trick + 1}: ${SIGNED(done.value)}`) : null));
   root.appendChild(ring);
   if (ctx.handSlot) root.appendChild(ctx.handSlot); // the seat's hand, right under the table
-  root.appendChild(matchTable(obs, names));
+  root.appendChild(matchTable(obs, names, ctx.pages));
   return root;
 }
 
-export function matchTable(obs, names) {
+/** The first column's head: "Round" (a "#" on a phone, where the names need the width). */
+function roundHead() {
+  return h("th", { scope: "col", class: "round-col" }, h("span", { class: "long" }, "Round"), h("span", { class: "short", "aria-hidden": "true" }, "#"));
+}
+
+/**
+ * A player's name at the head of a column: at most two lines (a longer name ends in "…"), the
+ * whole name in its tooltip; linked to the player's page as at the seats.
+ */
+function nameCell(names, pages, s, me = null) {
+  const name = names[s] || `Seat ${s}`;
+  return [h("span", { class: "who", title: name }, seatName(names, pages, s, name)), s === me ? h("span", { class: "you-mark" }, " (you)") : null];
+}
+
+export function matchTable(obs, names, pages = null) {
   const rows = [];
   for (let r = 0; r < obs.rounds; r++) {
     const scores = obs.round_scores[r];
     rows.push(h("tr", { class: r === obs.round && obs.phase !== "over" ? "current" : "" },
       h("th", { scope: "row" }, String(r + 1)),
-      names.map((_, s) => h("td", {}, scores ? String(scores[s]) : ""))));
+      names.map((_, s) => h("td", {}, scores ? SIGNED(scores[s]) : ""))));
   }
-  return h("table", { class: "match", "aria-label": "The match table: scores per round" },
-    h("caption", {}, `Match table (${obs.rounds} rounds)`),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"), names.map((n) => h("th", { scope: "col" }, n)))),
+  return h("div", { class: "table-wrap" }, h("table", { class: "match", "aria-label": "The match table: scores per round" },
+    h("caption", {}, `Match table (${obs.rounds} ${obs.rounds === 1 ? "round" : "rounds"})`),
+    h("thead", {}, h("tr", {}, roundHead(), names.map((n, s) => h("th", { scope: "col" }, nameCell(names, pages, s))))),
     h("tbody", {}, rows),
-    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), obs.totals.map((t) => h("td", {}, String(t))))));
+    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), obs.totals.map((t) => h("td", {}, String(t)))))));
+}
+
+/**
+ * The end of a match: per round and player the tricks won, the hearts taken, who took the queen
+ * of spades, a moon, and the round's score; then the totals and places (from the result).
+ */
+export function roundTable(result, obs, events, names, me = null, pages = null) {
+  if (!result) return null;
+  if (result.termination === "aborted") return h("p", {}, `The match was stopped${result.reason ? `: ${result.reason}` : ""}.`);
+  const rounds = new Map(); // round -> {tricks, hearts, queen, moon, scores}
+  const row = (r) => {
+    if (!rounds.has(r)) rounds.set(r, { tricks: [0, 0, 0, 0], hearts: [0, 0, 0, 0], queen: null, moon: null, scores: null });
+    return rounds.get(r);
+  };
+  for (const [, ev] of events || []) {
+    const d = ev.data || {};
+    if (ev.kind === "trick") {
+      const x = row(d.round);
+      x.tricks[d.winner] += 1;
+      x.hearts[d.winner] += (d.hearts || []).length;
+      if (d.queen) x.queen = d.winner;
+    } else if (ev.kind === "round_end") {
+      const x = row(d.round);
+      x.scores = d.scores;
+      if (d.moon !== null && d.moon !== undefined) x.moon = d.moon;
+    }
+  }
+  if (obs) obs.round_scores.forEach((sc, r) => { if (!row(r).scores) row(r).scores = sc; });
+  const order = [...rounds.keys()].sort((a, b) => a - b);
+  const cell = (x, s) => {
+    if (!x.scores) return h("td", {}, "");
+    const bits = [`${x.tricks[s]} ${x.tricks[s] === 1 ? "trick" : "tricks"}`];
+    if (x.hearts[s]) bits.push(`${x.hearts[s]} ♥`);
+    if (x.queen === s) bits.push("Q♠");
+    // a line breaks between the bits, never inside one ("3 tricks ·" / "2 ♥ · Q♠")
+    const parts = x.moon === s ? ["shot the moon!"] : bits;
+    return h("td", { class: x.moon === s ? "moon" : "" },
+      h("strong", {}, SIGNED(x.scores[s])),
+      h("div", { class: "small" }, parts.map((b, i) => [i ? " " : "", h("span", { class: "bit" }, i < parts.length - 1 ? `${b} ·` : b)])));
+  };
+  const place = (s) => ["1st", "2nd", "3rd", "4th"][result.places[s]] || String(result.places[s] + 1);
+  return h("div", { class: "table-wrap" }, h("table", { class: "match rounds-table" },
+    h("caption", {}, "Round by round: points, tricks won, hearts taken (♥), the queen of spades (Q♠), moons"),
+    h("thead", {}, h("tr", {}, roundHead(),
+      names.map((n, s) => h("th", { scope: "col", class: s === me ? "me" : "" }, nameCell(names, pages, s, me))))),
+    h("tbody", {}, order.map((r) => h("tr", {}, h("th", { scope: "row" }, String(r + 1)), names.map((_, s) => cell(rounds.get(r), s))))),
+    h("tfoot", {},
+      h("tr", {}, h("th", { scope: "row" }, "Total"), result.scores.map((t) => h("td", {}, String(t)))),
+      h("tr", { class: "places" }, h("th", { scope: "row" }, "Place"), names.map((_, s) => h("td", { class: result.places[s] === 0 ? "winner" : "" }, place(s)))))));
 }
 
 /** The own hand: a control when a request is open (pass: choose 3; play: legal cards only). */
@@ -107,10 +214,10 @@ export function handPanel(msg, ctx, send) {
     const go = h("button", { type: "button", class: "primary", disabled: true, "data-pass-send": "1" });
     const refresh = () => {
       go.disabled = chosen.size !== req.info.count;
-      go.textContent = `Pass ${[...chosen].join(" ") || "3 cards"} to ${names[req.info.to]}`;
+      go.textContent = `Pass ${[...chosen].map(cardShown).join(" ") || "3 cards"} to ${names[req.info.to]}`;
     };
     const buttons = hand.map((c) => {
-      const b = h("button", { type: "button", class: "card-button", "aria-pressed": "false", "data-card": c, "aria-label": `${cardLongName(c)}: choose to pass` }, cardFace(c));
+      const b = h("button", { type: "button", class: "card-button", "aria-pressed": "false", "data-card": c, "aria-label": `${cardLabel(c)}: choose to pass` }, cardFace(c));
       b.addEventListener("click", () => {
         if (chosen.has(c)) chosen.delete(c);
         else if (chosen.size < req.info.count) chosen.add(c);
@@ -132,7 +239,7 @@ export function handPanel(msg, ctx, send) {
     return h("button", {
       type: "button", class: "card-button", disabled: !ok, "data-card": c,
       "data-action": ok ? JSON.stringify({ play: c }) : undefined,
-      "aria-label": `${cardLongName(c)}${ok ? "" : " (you must follow suit)"}`,
+      "aria-label": `${cardLabel(c)}${ok ? "" : " (you must follow suit)"}`,
       onclick: ok ? () => send({ play: c }) : undefined,
     }, cardFace(c));
   });
@@ -146,4 +253,29 @@ export function statusLine(obs, names, me) {
   if (obs.phase === "over") return "The match is over.";
   if (obs.phase === "pass") return obs.seat === me && !obs.passes_chosen[me] ? "Choose 3 cards to pass." : "Waiting for every seat to pass.";
   return obs.turn === me ? "Your turn: play a card." : `Waiting for ${names[obs.turn]} to play.`;
+}
+
+/**
+ * Motion once the board is in the page: a finished trick, after a moment on the table, gathers
+ * on the winner's card (it stays there, visible, until the next card is played).
+ */
+export function afterDraw(root, memory) {
+  const won = root.querySelector(".slot.won .card");
+  const key = won ? [...root.querySelectorAll(".slot .card")].map((c) => c.getAttribute("aria-label")).join("|") : "";
+  const fresh = key && key !== memory.trickKey;
+  memory.trickKey = key;
+  if (!key) return;
+  const still = (typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches)
+    || typeof Element.prototype.animate !== "function";
+  if (still) return;
+  const to = won.getBoundingClientRect();
+  for (const card of root.querySelectorAll(".slot.taken .card")) {
+    const from = card.getBoundingClientRect();
+    const end = `translate(${to.left - from.left + 6}px, ${to.top - from.top + 6}px) scale(0.9)`;
+    if (fresh) {
+      card.animate([{ transform: "none" }, { transform: end }], { duration: 350, delay: 700, easing: "ease-in", fill: "forwards" });
+    } else {
+      card.style.transform = end; // drawn again while the trick waits: it is gathered already
+    }
+  }
 }

@@ -10,8 +10,27 @@ function whoOf(names) {
   return (seat) => (Number.isInteger(seat) && seat >= 0 && seat < names.length ? names[seat] : `seat ${seat}`);
 }
 
-const list = (notes) => `[${(notes || []).join(", ")}]`;
+// note values as a person counts them, not a list: [10, 10, 50] -> "2 × 10 + 50 = 70"
+// (the engine's describe.py _values: equal notes grouped, smallest first, the total after several)
+export function list(notes, total = true) {
+  if (!notes || !notes.length) return "no notes";
+  const values = [...notes].sort((a, b) => a - b);
+  const groups = [...new Set(values)].map((v) => [v, values.filter((x) => x === v).length]);
+  const words = groups.map(([v, n]) => (n === 1 ? String(v) : `${n} \u00d7 ${v}`)).join(" + ");
+  return total && values.length > 1 ? `${words} = ${values.reduce((a, b) => a + b, 0)}` : words;
+}
 const notes = (n) => `${n} ${n === 1 ? "note" : "notes"}`;
+
+// an animal's plural as a person says it (describe.py's plural_name): Dogs, Geese, Sheep
+const PLURALS = { Goose: "Geese", Sheep: "Sheep", Mouse: "Mice", Ox: "Oxen", Deer: "Deer" };
+export function pluralName(name) {
+  if (Object.hasOwn(PLURALS, name)) return PLURALS[name];
+  if (/(s|x|z|ch|sh)$/.test(name)) return `${name}es`;
+  if (name.length > 1 && name.endsWith("y") && !"aeiou".includes(name[name.length - 2])) return `${name.slice(0, -1)}ies`;
+  return `${name}s`;
+}
+/** A number of cards of one animal: "1 Goose", "2 Geese". */
+export const animals = (count, name) => `${count} ${count === 1 ? name : pluralName(name)}`;
 
 export function describeKuhhandel(event, names = []) {
   const d = event.data || {};
@@ -28,20 +47,20 @@ export function describeKuhhandel(event, names = []) {
     case "no_bid": return `Nobody bids: ${who(d.seat)} takes the ${d.name} for free.`;
     case "closed": return `Going once, going twice, sold: ${d.high} from ${who(d.high_bidder)}.`;
     case "decision":
-      if (d.for === "pedigree") return `${who(d.seat)} ${d.buy ? "pre-empts and pays the claimant" : "lets the claimant have it"}.`;
-      return `${who(d.seat)} ${d.buy ? "buys it (pre-emption)" : "sells"}.`;
-    case "exposed": return `${who(d.seat)} cannot pay and shows ${list(d.notes)} (worth ${d.value}); the auction is repeated.`;
-    case "payment": return `${who(d.from)} pays ${who(d.to)} ${notes(d.count)} for ${d.amount}.`;
+      if (d.for === "pedigree") return `${who(d.seat)} ${d.buy ? "keeps the card and pays the claimant" : "lets the claimant have it"}.`;
+      return `${who(d.seat)} ${d.buy ? "keeps the card and pays the highest bid" : "sells to the highest bidder"}.`;
+    case "exposed": return `${who(d.seat)} cannot pay and shows ${list(d.notes, false)} (worth ${d.value}); the auction is repeated.`;
+    case "payment": return `${who(d.from)} pays ${d.amount} to ${who(d.to)} (${notes(d.count)}).`;
     case "payment_notes": return `(notes: ${list(d.notes)})`;
     case "card": return `${who(d.seat)} gets the ${d.name}.`;
-    case "challenge": return `${who(d.seat)} challenges ${who(d.opponent)} to a cow trade for ${d.cards} ${d.name}.`;
+    case "challenge": return `${who(d.seat)} challenges ${who(d.opponent)} to a cow trade for ${animals(d.cards, d.name)}.`;
     case "offer": return `${who(d.seat)} offers ${notes(d.count)} face down.`;
     case "accept": return `${who(d.seat)} accepts.`;
     case "counter": return `${who(d.seat)} counters with ${notes(d.count)}.`;
     case "tie": return "A tie! The offers are exchanged and the challenger offers again.";
     case "tie_notes": return `(offers: ${list(d.offer)} against ${list(d.counter)})`;
-    case "trade": return `${who(d.winner)} wins ${d.cards} ${d.name}.`;
-    case "trade_notes": return `(offer ${list(d.offer)}, counter ${d.counter === null ? "accepted" : list(d.counter)})`;
+    case "trade": return `${who(d.winner)} wins ${animals(d.cards, d.name)}.`;
+    case "trade_notes": return `(offer ${list(d.offer)}; counter ${d.counter === null ? "accepted" : list(d.counter)})`;
     case "skip": return `${who(d.seat)} cannot trade and is skipped.`;
     case "countdown": return `${who(d.seat)} counts down from ${d.from} for the pedigree card.`;
     case "claimed": return `${who(d.seat)} claims it at ${d.count}!`;
@@ -75,6 +94,10 @@ export function heartPenalty(name) {
   return { J: 11, Q: 12, K: 13, A: 14 }[rank] || Number(rank);
 }
 
+// cards as on the table's faces, not engine codes: ["6C", "QS"] -> "6♣ Q♠" (describe.py _cards)
+const SUIT_SYMBOLS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+export const cardsInSymbols = (codes) => codes.map((c) => c.slice(0, -1) + SUIT_SYMBOLS[c.slice(-1)]).join(" ");
+
 const signed = (n) => (n >= 0 ? `+${n}` : `${n}`);
 
 export function describeCunegonda(event, names = []) {
@@ -88,14 +111,14 @@ export function describeCunegonda(event, names = []) {
       if (d.queen) costs.push("queen of spades -26");
       if (d.hearts && d.hearts.length) {
         const points = d.hearts.reduce((sum, c) => sum + heartPenalty(c), 0);
-        costs.push(`hearts ${d.hearts.join(" ")} -${points}`);
+        costs.push(`hearts ${cardsInSymbols(d.hearts)} -${points}`);
       }
       return costs.length ? `${line} (${costs.join(", ")})` : line;
     }
     case "round_start": return `Round ${d.round + 1} of ${d.rounds}: ${who(d.leader)} leads`;
-    case "deal": return `${who(d.seat)} is dealt ${d.cards.join(" ")}`;
+    case "deal": return `${who(d.seat)} is dealt ${cardsInSymbols(d.cards)}`;
     case "pass_chosen": return `${who(d.seat)} has chosen 3 cards to pass`;
-    case "pass": return `${who(d.seat)} passes ${d.cards.join(" ")} to ${who(d.to)}`;
+    case "pass": return `${who(d.seat)} passes ${cardsInSymbols(d.cards)} to ${who(d.to)}`;
     case "moon": return `${who(d.seat)} shoots the moon: all 13 hearts and the queen of spades (+60, -20 for each other seat)`;
     case "round_end": {
       const scores = d.scores.map((v, s) => `${who(s)} ${signed(v)}`).join(", ");
@@ -105,7 +128,7 @@ export function describeCunegonda(event, names = []) {
     case "match_end": {
       const order = d.totals.map((_, s) => s).sort((a, b) => d.places[a] - d.places[b] || a - b);
       const standing = order.map((s) => `${PLACE_WORDS[d.places[s]]} ${who(s)} ${d.totals[s]}`).join(", ");
-      return `Match over after ${d.rounds} rounds: ${standing}`;
+      return `Match over after ${d.rounds} ${d.rounds === 1 ? "round" : "rounds"}: ${standing}`;
     }
     case "aborted": return `The match was stopped: ${d.reason}`;
     default: return `${event.kind}: ${JSON.stringify(d)}`;

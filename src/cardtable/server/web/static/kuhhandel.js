@@ -5,7 +5,9 @@
 // observation is observe.py's to_json. A seat's own notes come with every request; between
 // requests they are kept up to date from the events this seat receives.
 
-import { h, plural, toast } from "./dom.js";
+import { h, svg, plural, toast } from "./dom.js";
+import { list as countedNotes, animals } from "./describe.js";
+import { seatName } from "./names.js";
 
 // ---------------------------------------------------------------- money (spec §4.6, money.py)
 
@@ -133,83 +135,231 @@ function cardName(rules, card) {
   return "Rat";
 }
 
+// ---------------------------------------------------------------- card art
+
+/** The drawings of cards/kuhhandel.svg (one symbol per classic animal, the rat, a fallback). */
+const ART = "/static/cards/kuhhandel.svg";
+const DRAWN = new Set(["chicken", "goose", "cat", "dog", "sheep", "goat", "donkey", "pig", "cow", "horse"]);
+
+function picture(id, cls = "art") {
+  return svg("svg", { class: cls, viewBox: id === "back" ? "0 0 100 140" : "0 0 100 100", "aria-hidden": "true", focusable: "false" },
+    svg("use", { href: `${ART}#${id}` }));
+}
+
+function speciesArt(rules, k) {
+  if (k === rules.species.length) return "rat";
+  const name = (rules.species[k] ? rules.species[k].name : "").toLowerCase();
+  return DRAWN.has(name) ? name : "animal";
+}
+
+/**
+ * One card as a picture: an animal (card < species), its pedigree card (< 2 × species) or a rat.
+ * size: "big" (the lot), "" (herds).
+ */
+export function cardArt(rules, card, size = "") {
+  const n = rules.species.length;
+  if (card >= 2 * n) {
+    return h("span", { class: `kcard rat ${size}`, role: "img", "aria-label": "Rat" },
+      h("span", { class: "kname" }, "Rat"), picture("rat"));
+  }
+  const k = card % n;
+  const sp = rules.species[k];
+  const pedigree = card >= n;
+  return h("span", {
+    class: `kcard${pedigree ? " pedigree" : ""} ${size}`, role: "img", "data-species": k,
+    "aria-label": pedigree ? `${sp.name} pedigree card` : `${sp.name} (quartet worth ${sp.value})`,
+  },
+  h("span", { class: sp.name.length > 6 ? "kname long" : "kname" }, sp.name),
+  picture(speciesArt(rules, k)),
+  pedigree ? h("span", { class: "ribbon" }, picture("rosette", "art rosette")) : null,
+  h("span", { class: "kvalue" }, pedigree ? "pedigree" : String(sp.value)));
+}
+
+const NOTE_ART = "/static/cards/notes.svg";
+/** The values drawn in cards/notes.svg (every preset's notes); others get plain paper. */
+export const DRAWN_NOTES = new Set([0, 10, 20, 50, 100, 200, 500]);
+
+/** A note's picture from cards/notes.svg: "n500" (a face) or "back". */
+function notePicture(id) {
+  return svg("svg", { class: "note-art", viewBox: "0 0 80 44", "aria-hidden": "true", focusable: "false" },
+    svg("use", { href: `${NOTE_ART}#${id}` }));
+}
+
+/** A banknote: its value large in the middle, its own colour and pattern by value (cards/notes.svg). */
+export function noteArt(v, extra = "") {
+  if (!DRAWN_NOTES.has(v)) {  // a custom rule set's value: plain paper, the value written on it
+    return h("span", { class: `note n${v} other ${extra}`, "aria-hidden": "true", "data-value": v },
+      notePicture("nother"), h("span", { class: "nv" }, String(v)));
+  }
+  return h("span", { class: `note n${v} ${extra}`, "aria-hidden": "true", "data-value": v }, notePicture(`n${v}`));
+}
+
+/** A note lying face down (an offer, the rat's pile, another seat's wallet). */
+export function noteBack(extra = "") {
+  return h("span", { class: `note back ${extra}`, "aria-hidden": "true" }, notePicture("back"));
+}
+
 function noteChips(notes, label) {
   if (!notes || notes.length === 0) return h("span", { class: "muted" }, "no notes");
-  return h("span", { class: "notes", "aria-label": `${label}: ${notes.join(", ")}` },
-    notes.map((v) => h("span", { class: `note n${v}`, "aria-hidden": "true" }, String(v))));
+  return h("span", { class: "notes", role: "img", "aria-label": `${label}: ${countedNotes(notes)}` },
+    notes.map((v) => noteArt(v)));
+}
+
+/** Notes grouped by value: one note per value with "×count". */
+function noteStacks(notes, label) {
+  if (!notes || notes.length === 0) return h("span", { class: "muted" }, "no notes");
+  return h("span", { class: "notes stacks", role: "img", "aria-label": `${label}: ${countNotes(notes).map(([v, c]) => `${c} × ${v}`).join(", ")}` },
+    countNotes(notes).map(([v, c]) => h("span", { class: `stack${c > 1 ? " many" : ""}` }, noteArt(v), c > 1 ? h("span", { class: "times" }, `×${c}`) : null)));
+}
+
+/** Face-down notes (an offer, the rat's pile): backs only. */
+function noteBacks(count, label) {
+  return h("span", { class: "notes backs", role: "img", "aria-label": label },
+    Array.from({ length: Math.min(count, 12) }, () => noteBack()));
 }
 
 // ---------------------------------------------------------------- the board
 
+/** Where each seat sits: the viewer at the bottom, the others clockwise from its left. */
+function placeSeats(n, me) {
+  const base = me === null || me === undefined ? 0 : me;
+  const others = [];
+  for (let i = 1; i < n; i++) others.push((base + i) % n);
+  const spots = { south: [base], west: [], north: [], east: [] };
+  if (others.length === 1) spots.north = others;
+  else if (others.length === 2) { spots.west = [others[0]]; spots.east = [others[1]]; }
+  else { spots.west = [others[0]]; spots.east = [others[others.length - 1]]; spots.north = others.slice(1, -1); }
+  return spots;
+}
+
 /**
  * ctx: {names, me (seat or null), rules, wallet (own notes or null), revealed (every wallet, for
- * replays and the end), seats (holders from /public: away flags), clock (open-auction text)}
+ * replays and the end), seats (holders from /public: away flags), clock (open-auction text),
+ * events (the events so far, [index, event] sorted: for "what just happened"), memory (an object
+ * kept between draws: what changed since the last draw is animated), yourTurn}
  */
 export function renderBoard(obs, ctx) {
-  const { names, me, rules } = ctx;
-  const root = h("div", { class: "kh-board" });
-  root.appendChild(h("div", { class: "kh-center", "aria-label": "The table" }, center(obs, ctx)));
-  const seatsEl = h("ul", { class: "kh-seats", "aria-label": "Seats" });
-  for (let s = 0; s < obs.seats; s++) seatsEl.appendChild(seatCard(obs, ctx, s));
-  root.appendChild(seatsEl);
+  const { me } = ctx;
+  const memory = ctx.memory || {};
+  const changed = {
+    herds: obs.herds.map((herd, s) => herd.map((c, k) => memory.herds && memory.herds[s] && c > memory.herds[s][k])),
+    notes: obs.note_counts.map((c, s) => (memory.notes ? Math.sign(c - memory.notes[s]) : 0)),
+  };
+  memory.herds = obs.herds.map((x) => [...x]);
+  memory.notes = [...obs.note_counts];
+  const spots = placeSeats(obs.seats, me);
+  const seat = (s, where) => seatCard(obs, ctx, s, where, changed);
+  const table = h("div", { class: `kh-table seats-${obs.seats}${spots.west.length ? "" : " no-sides"}` },
+    spots.north.length ? h("div", { class: "kh-north" }, spots.north.map((s) => seat(s, "north"))) : null,
+    spots.west.length ? h("div", { class: "kh-west" }, seat(spots.west[0], "west")) : null,
+    h("div", { class: "kh-center", "aria-label": "The table" }, center(obs, ctx)),
+    spots.east.length ? h("div", { class: "kh-east" }, seat(spots.east[0], "east")) : null,
+    h("div", { class: "kh-south" }, seat(spots.south[0], "south")));
+  const root = h("div", { class: "kh-board" }, table);
   if (me !== null && me !== undefined && ctx.wallet) {
     const total = ctx.wallet.reduce((a, b) => a + b, 0);
-    root.appendChild(h("section", { class: "kh-mine", "aria-label": "Your notes" },
-      h("h3", {}, `Your notes (${plural(ctx.wallet.length, "note")}, worth ${total})`),
-      noteChips(ctx.wallet, "your notes")));
+    root.appendChild(h("section", { class: "kh-mine", "aria-label": "Your notes", "data-notes": ctx.wallet.join(",") },
+      h("h3", {}, `Your notes: ${plural(ctx.wallet.length, "note")}, worth ${total}`),
+      noteStacks(ctx.wallet, "your notes")));
   }
   return root;
 }
 
-function seatCard(obs, ctx, s) {
+function holderTag(holder) {
+  if (!holder) return null;
+  if (holder.away) return h("span", { class: "tag away", title: "a house bot plays until they come back" }, "away: house bot playing");
+  if (holder.kind === "house") return h("span", { class: "tag bot" }, "house bot");
+  if (holder.kind === "guest" || holder.kind === "person") return h("span", { class: "tag person" }, "person");
+  return h("span", { class: "tag bot" }, "bot");
+}
+
+function seatCard(obs, ctx, s, where, changed) {
   const { names, me, rules } = ctx;
   const tags = [];
   if (s === me) tags.push(h("span", { class: "tag you" }, "you"));
   if (obs.turn_seat === s && !obs.over) tags.push(h("span", { class: "tag turn" }, obs.auction ? "auctioneer" : "turn"));
   if (obs.auction && obs.auction.high_bidder === s) tags.push(h("span", { class: "tag high" }, `high bid ${obs.auction.high}`));
   if (obs.trade && (obs.trade.challenger === s || obs.trade.opponent === s)) tags.push(h("span", { class: "tag trade" }, "cow trade"));
-  const holder = ctx.seats && ctx.seats[s];
-  if (holder && holder.away) tags.push(h("span", { class: "tag away", title: "a house bot plays until they come back" }, "house bot playing"));
-  else if (holder && holder.kind !== "guest") tags.push(h("span", { class: "tag bot" }, holder.kind === "house" ? "house bot" : "bot"));
+  tags.push(holderTag(ctx.seats && ctx.seats[s]));
 
-  const animals = [];
+  const herd = [];
   rules.species.forEach((sp, k) => {
     const have = obs.herds[s][k];
     if (!have) return;
     const complete = have === sp.payouts.length;
-    animals.push(h("li", {
-      class: `animal${complete ? " quartet" : ""}`,
-      "aria-label": `${sp.name}: ${have} of ${sp.payouts.length}${complete ? ", complete quartet" : ""}`,
-    }, h("span", { class: "aname" }, sp.name), h("span", { class: "acount" }, complete ? `✓ ${have}` : `${have}/${sp.payouts.length}`)));
+    herd.push(h("li", {
+      class: `herd c${Math.min(have, 4)}${complete ? " quartet" : ""}${changed.herds[s][k] ? " arrived" : ""}`,
+      "aria-label": `${sp.name}: ${have} of ${sp.payouts.length}${complete ? ", a complete quartet" : ""}`,
+    }, cardArt(rules, k), h("span", { class: "hcount", "aria-hidden": "true" }, complete ? "✓ quartet" : `${have}/${sp.payouts.length}`)));
   });
   for (const p of obs.pedigrees[s] || []) {
-    animals.push(h("li", { class: "animal pedigree" }, h("span", { class: "aname" }, `${speciesName(rules, p)} pedigree`)));
+    herd.push(h("li", { class: "herd c1", "aria-label": `${speciesName(rules, p)} pedigree card` }, cardArt(rules, rules.species.length + p)));
   }
   if (obs.rats && obs.rats[s]) {
-    animals.push(h("li", { class: "animal rat" }, h("span", { class: "aname" }, "Rat"), h("span", { class: "acount" }, `${obs.rats[s]}`)));
+    herd.push(h("li", { class: `herd c${Math.min(obs.rats[s], 4)}`, "aria-label": `${plural(obs.rats[s], "rat")}` },
+      cardArt(rules, 2 * rules.species.length), h("span", { class: "hcount", "aria-hidden": "true" }, `${obs.rats[s]}/${rules.rats}`)));
   }
   const revealed = ctx.revealed && ctx.revealed[s];
+  const flow = changed.notes[s] > 0 ? " notes-in" : changed.notes[s] < 0 ? " notes-out" : "";
   let notes;
-  if (s === me && ctx.wallet) notes = h("div", { class: "seat-notes" }, `${plural(ctx.wallet.length, "note")} (yours, below)`);
-  else if (revealed) notes = h("div", { class: "seat-notes" }, noteChips(revealed, `${names[s]}'s notes`));
-  else notes = h("div", { class: "seat-notes" }, `${plural(obs.note_counts[s], "note")}`);
+  if (revealed && !(s === me && ctx.wallet)) notes = h("div", { class: `seat-notes${flow}` }, noteStacks(revealed, `${names[s]}'s notes`));
+  else if (s === me && ctx.wallet) notes = h("div", { class: `seat-notes${flow}` }, `${plural(ctx.wallet.length, "note")}, worth ${ctx.wallet.reduce((a, b) => a + b, 0)}`);
+  else notes = h("div", { class: `seat-notes${flow}` }, noteBack("mini"), ` ${plural(obs.note_counts[s], "note")}`);
   const exposed = obs.auction && obs.auction.exposed && obs.auction.exposed[String(s)];
-  return h("li", { class: `seat${s === me ? " me" : ""}${obs.turn_seat === s ? " active" : ""}`, "data-seat": s },
-    h("div", { class: "seat-head" }, h("strong", {}, names[s] || `seat ${s}`), tags),
-    notes,
-    exposed ? h("div", { class: "exposed" }, "Shown: ", noteChips(exposed, "shown notes")) : null,
-    animals.length ? h("ul", { class: "animals", "aria-label": `${names[s]}'s animals` }, animals) : h("div", { class: "muted small" }, "no animals yet"));
+  const active = !obs.over && (obs.turn_seat === s || (obs.payment && obs.payment.payer === s));
+  return h("section", {
+    class: `seat ${where}${s === me ? " me" : ""}${active ? " active" : ""}${s === me && ctx.yourTurn ? " your-turn" : ""}`,
+    "data-seat": s, "aria-label": `${names[s] || `seat ${s}`}${s === me ? " (you)" : ""}`,
+  },
+  h("div", { class: "seat-head" }, h("strong", {}, seatName(names, ctx.pages, s)), tags),
+  notes,
+  exposed ? h("div", { class: "exposed" }, "Shown: ", noteChips(exposed, "shown notes")) : null,
+  herd.length ? h("ul", { class: "herds", "aria-label": `${names[s]}'s animals` }, herd) : h("div", { class: "muted small" }, "no animals yet"));
+}
+
+/** The newest thing that happened that a person should see (a sale, a trade, a payment…). */
+function lastNews(events, names, me, rules) {
+  if (!events || !events.length) return null;
+  const who = (s) => (s === me ? "you" : names[s] || `seat ${s}`);
+  const Who = (s) => (s === me ? "You" : who(s));
+  for (let i = events.length - 1; i >= Math.max(0, events.length - 8); i--) {
+    const ev = events[i][1];
+    const d = ev.data || {};
+    switch (ev.kind) {
+      case "trade": return `${Who(d.winner)} ${d.winner === me ? "win" : "wins"} ${animals(d.cards, d.name)} in the cow trade.`;
+      case "tie": return "A tie! The offers are swapped and the challenger offers again.";
+      case "payment": return `${Who(d.from)} ${d.from === me ? "pay" : "pays"} ${d.amount} to ${who(d.to)} (${plural(d.count, "note")}).`;
+      case "card": return `${Who(d.seat)} ${d.seat === me ? "get" : "gets"} the ${d.name}.`;
+      case "no_bid": return `Nobody bid: ${who(d.seat)} ${d.seat === me ? "take" : "takes"} the ${d.name} for free.`;
+      case "closed": return `Sold for ${d.high} to ${who(d.high_bidder)}!`;
+      case "decision":
+        if (d.for === "pedigree") return `${Who(d.seat)} ${d.buy ? (d.seat === me ? "keep the card and pay the claimant" : "keeps the card and pays the claimant") : (d.seat === me ? "let the claimant have it" : "lets the claimant have it")}.`;
+        return `${Who(d.seat)} ${d.buy ? (d.seat === me ? "keep the card and pay the highest bid" : "keeps the card and pays the highest bid") : (d.seat === me ? "sell it" : "sells it")}.`;
+      case "exposed": return `${Who(d.seat)} could not pay and ${d.seat === me ? "show" : "shows"} notes worth ${d.value}: the auction starts again.`;
+      case "rat_taken": return `${Who(d.seat)} ${d.seat === me ? "take" : "takes"} the rat${d.count ? ` and the ${plural(d.count, "note")} beside it` : ""}.`;
+      case "payout": return `Donkey! Everyone gets a ${d.note} note from the bank.`;
+      case "divided": return `${Who(d.seat)} ${d.seat === me ? (d.keep ? "keep" : "give") : (d.keep ? "keeps" : "gives")} the card${d.keep ? "" : " away"}.`;
+      case "skip": return `${Who(d.seat)} cannot trade and ${d.seat === me ? "are" : "is"} skipped.`;
+      case "turn": case "draw": case "challenge": case "rat": case "countdown": case "divide": return null;
+      default: break;
+    }
+  }
+  return null;
 }
 
 function center(obs, ctx) {
   const { names, rules } = ctx;
   const who = (s) => (s === ctx.me ? "you" : names[s] || `seat ${s}`);
-  // at the start of a sentence
-  const Who = (s) => { const w = who(s); return w.charAt(0).toUpperCase() + w.slice(1); };
+  const Who = (s) => (s === ctx.me ? "You" : who(s));
   const parts = [];
   parts.push(h("div", { class: "deck", "aria-label": `${obs.deck_size} cards in the deck` },
-    h("span", { class: "deck-card", "aria-hidden": "true" }, String(obs.deck_size)), " cards in the deck",
-    obs.end_phase ? h("span", { class: "tag" }, "end phase: cow trades only") : null));
+    h("span", { class: "deck-pile", "aria-hidden": "true" }, picture("back", "art back"), h("span", { class: "deck-count" }, String(obs.deck_size))),
+    h("span", {}, obs.deck_size ? `${plural(obs.deck_size, "card")} left` : "The deck is empty"),
+    obs.end_phase && !obs.over ? h("span", { class: "tag" }, "cow trades only now") : null));
+  const news = lastNews(ctx.events, names, ctx.me, rules);
+  const memory = ctx.memory || {};
+  if (news) parts.push(h("p", { class: `news${memory.news !== news ? " fresh" : ""}`, role: "status" }, news));
+  memory.news = news;
   if (obs.over) {
     parts.push(h("p", { class: "stage" }, "The game is over."));
     return parts;
@@ -217,47 +367,67 @@ function center(obs, ctx) {
   const a = obs.auction;
   if (a) {
     const lot = a.lot.map((c) => cardName(rules, c)).join(" + ");
-    const value = a.card < rules.species.length ? ` (quartet worth ${rules.species[a.card].value})` : "";
+    const bids = a.bids.slice(-5);
+    const freshBid = memory.bids !== undefined && memory.bids !== a.bids.length;
+    memory.bids = a.bids.length;
     parts.push(h("div", { class: "auction", "aria-live": "polite" },
-      h("p", { class: "stage" }, `${Who(a.auctioneer)} ${a.auctioneer === ctx.me ? "auction" : "auctions"} the `, h("strong", {}, lot), value),
-      h("p", { class: "high" }, a.high_bidder === null ? "No bid yet." : `Highest bid: ${a.high} from ${who(a.high_bidder)}`),
-      a.bids.length ? h("ol", { class: "bids", "aria-label": "Bids so far" },
-        a.bids.slice(-6).map(([s, amount]) => h("li", {}, amount ? `${who(s)}: ${amount}` : `${who(s)}: pass`))) : null,
-      ctx.clock ? h("p", { class: "going", role: "timer" }, ctx.clock) : null));
+      h("div", { class: "lot" }, a.lot.map((c) => cardArt(rules, c, "big"))),
+      h("div", { class: "lot-text" },
+        h("p", { class: "stage" }, `${Who(a.auctioneer)} ${a.auctioneer === ctx.me ? "auction" : "auctions"} the `, h("strong", {}, lot)),
+        h("p", { class: "high" }, a.high_bidder === null ? "No bid yet." : `Highest bid: ${a.high} from ${who(a.high_bidder)}`),
+        bids.length ? h("ol", { class: "bids", "aria-label": "Bids so far, oldest first" },
+          bids.map(([s, amount], i) => h("li", { class: `${i === bids.length - 1 ? `new${freshBid ? " fresh" : ""}` : ""}${amount ? "" : " passed"}` },
+            amount ? `${Who(s)}: ${amount}` : `${Who(s)}: pass`))) : null,
+        ctx.clock ? h("p", { class: "going", role: "timer" }, ctx.clock) : null)));
   }
   const t = obs.trade;
   if (t) {
+    const k = t.species;
     parts.push(h("div", { class: "trade", "aria-live": "polite" },
-      h("p", { class: "stage" }, `Cow trade: ${who(t.challenger)} ${t.challenger === ctx.me ? "challenge" : "challenges"} ${who(t.opponent)} for ${t.cards} ${speciesName(rules, t.species)}`),
-      t.again ? h("p", { class: "tie" }, "A tie: the challenger offers again.") : null,
-      h("p", {}, t.offer_count === null
-        ? (t.challenger === ctx.me ? "Your offer: choose your notes on the right." : `Waiting for ${who(t.challenger)}'s offer…`)
-        : `Offer on the table: ${plural(t.offer_count, "note")}, face down.`),
-      t.my_offer ? h("p", {}, "Your offer: ", noteChips(t.my_offer, "your offer")) : null));
+      h("div", { class: "lot" }, k < rules.species.length ? cardArt(rules, k, "big") : cardArt(rules, 2 * rules.species.length, "big")),
+      h("div", { class: "lot-text" },
+        h("p", { class: "stage" }, `Cow trade: ${who(t.challenger)} ${t.challenger === ctx.me ? "challenge" : "challenges"} ${who(t.opponent)} for ${animals(t.cards, speciesName(rules, k))}`),
+        t.again ? h("p", { class: "tie" }, "A tie: the challenger offers again.") : null,
+        t.offer_count === null
+          ? h("p", {}, t.challenger === ctx.me ? "Your offer: choose your notes." : `Waiting for ${who(t.challenger)}'s offer…`)
+          : h("p", {}, "Offer on the table: ", noteBacks(t.offer_count, `${plural(t.offer_count, "note")} face down`), ` ${plural(t.offer_count, "note")}, face down`),
+        t.my_offer ? h("p", {}, "Your offer: ", noteChips(t.my_offer, "your offer")) : null)));
   }
   const c = obs.countdown;
   if (c) {
     const name = cardName(rules, c.card);
     parts.push(h("div", { class: "countdown-box" },
-      h("p", { class: "stage" }, `Pedigree countdown for the ${name}, from ${c.from}`),
-      c.claimant === null || c.claimant === undefined
-        ? h("p", {}, `${plural(c.chosen.length, "seat")} chose so far.`)
-        : h("p", {}, `${Who(c.claimant)} claimed it at ${c.count}.`)));
+      h("div", { class: "lot" }, cardArt(rules, c.card, "big")),
+      h("div", { class: "lot-text" },
+        h("p", { class: "stage" }, `Pedigree countdown for the ${name}, from ${c.from}`),
+        c.claimant === null || c.claimant === undefined
+          ? h("p", {}, `${plural(c.chosen.length, "player")} decided so far.`)
+          : h("p", {}, `${Who(c.claimant)} claimed it at ${c.count}.`))));
   }
   if (obs.payment && !a) {
     const p = obs.payment;
-    parts.push(h("p", { class: "stage" }, `${Who(p.payer)} ${p.payer === ctx.me ? "pay" : "pays"} ${who(p.payee)} ${p.for === "pedigree" ? plural(p.amount, "note") : p.amount}.`));
+    parts.push(h("p", { class: "stage" }, `${Who(p.payer)} ${p.payer === ctx.me ? "pay" : "pays"} ${p.for === "pedigree" ? plural(p.amount, "note") : p.amount} to ${who(p.payee)}.`));
   } else if (obs.payment && a) {
     parts.push(h("p", {}, `${Who(obs.payment.payer)} ${obs.payment.payer === ctx.me ? "pay" : "pays"} ${obs.payment.amount}.`));
   }
   if (obs.rat_pile !== null && obs.rat_pile !== undefined) {
-    parts.push(h("p", { class: "stage" }, `A rat! ${plural(obs.rat_pile, "note")} face down beside it.`));
+    parts.push(h("div", { class: "ratbox" },
+      h("div", { class: "lot" }, cardArt(rules, 2 * rules.species.length, "big")),
+      h("div", { class: "lot-text" },
+        h("p", { class: "stage" }, obs.rat_pile ? `A rat! ${plural(obs.rat_pile, "note")} face down beside it.` : "A rat! No notes beside it yet."),
+        obs.rat_pile ? h("p", {}, noteBacks(obs.rat_pile, `${plural(obs.rat_pile, "note")} face down`)) : null,
+        h("p", { class: "small" }, "Each in turn takes it (with the notes) or places a note beside it."))));
   }
-  if (obs.stage === "divide") {
-    parts.push(h("p", { class: "stage" }, `${Who(obs.turn_seat)} ${obs.turn_seat === ctx.me ? "divide" : "divides"} the top card.`));
+  if (obs.stage === "divide" && obs.peek !== null && obs.peek !== undefined && obs.turn_seat === ctx.me) {
+    parts.push(h("div", { class: "peekbox" },
+      h("div", { class: "lot" }, cardArt(rules, obs.peek, "big")),
+      h("div", { class: "lot-text" }, h("p", { class: "stage" }, `Only you see it: the ${cardName(rules, obs.peek)}.`),
+        h("p", {}, "Keep it, or give it away and take the next card unseen."))));
+  } else if (obs.stage === "divide") {
+    parts.push(h("p", { class: "stage" }, `${Who(obs.turn_seat)} ${obs.turn_seat === ctx.me ? "divide" : "divides"} the top card: a look at it, then keep it or give it away.`));
   }
   if (obs.stage === "turn") {
-    parts.push(h("p", { class: "stage" }, obs.turn_seat === ctx.me ? "Your turn." : `${who(obs.turn_seat)}'s turn.`));
+    parts.push(h("p", { class: "stage" }, obs.turn_seat === ctx.me ? "Your turn." : `${Who(obs.turn_seat)}'s turn.`));
   }
   return parts;
 }
@@ -299,8 +469,8 @@ export function actionPanel(msg, ctx, send) {
             const k = c.species;
             const mine = k === rules.species.length ? null : ctx.obs && ctx.obs.herds[ctx.me][k];
             const theirs = k === rules.species.length ? null : ctx.obs && ctx.obs.herds[c.opponent][k];
-            const stake = mine && theirs ? ` (${Math.min(mine, theirs)} at stake)` : "";
-            return button(`Challenge ${who(c.opponent)} for ${speciesName(rules, k)}${stake}`, c, { attrs: { class: "trade-choice" } });
+            const what = mine && theirs ? animals(Math.min(mine, theirs), speciesName(rules, k)) : speciesName(rules, k);
+            return button(`Challenge ${who(c.opponent)} for ${what}`, c, { attrs: { class: "trade-choice" } });
           }));
       }
       return panel(info.end_phase ? "Your turn: a cow trade (the deck is empty)" : "Your turn", h("div", { class: "row" }, buttons), tradeBox);
@@ -327,10 +497,22 @@ export function actionPanel(msg, ctx, send) {
         send({ kind: "bid", amount });
       };
       const lot = cardName(rules, info.card);
-      return panel(`Bid for the ${lot}`,
+      const canDropOut = Boolean(ctx.dropOut) && rules.auction_style !== "open";
+      const passedBefore = ctx.passesIn ? ctx.passesIn(msg) : 0;
+      return panel(`Bid for the ${lot}`, h("div", { class: "panel-lot" }, cardArt(rules, info.card)),
         h("p", {}, info.high ? `Highest bid ${info.high} from ${who(info.high_bidder)}.` : "No bid yet.",
           ` You hold ${info.money}.`, cap !== null ? ` Your limit on this card: ${cap}.` : ""),
-        h("div", { class: "row" }, quick, button("Pass", { kind: "pass" })),
+        h("div", { class: "row" }, quick),
+        h("div", { class: "row pass-row" }, button("Pass", { kind: "pass" }),
+          canDropOut
+            ? h("button", { type: "button", class: "out", "data-out": "1", onclick: () => ctx.dropOut(msg),
+              title: "Pass now and for every further bid in this auction" }, "I'm out of this auction")
+            : null),
+        canDropOut && passedBefore
+          ? h("p", { class: "out-hint", "data-out-hint": "1" },
+            `You passed on this ${lot} before${passedBefore > 1 ? ` (${passedBefore} times)` : ""}. Not interested? `,
+            h("strong", {}, "I'm out of this auction"), " passes for you until it is sold.")
+          : null,
         h("form", { class: "row", onsubmit: submit },
           h("label", { for: `bid-${msg.request_id}` }, "Your bid"), input,
           h("button", { type: "submit", class: "primary" }, "Bid")),
@@ -344,14 +526,14 @@ export function actionPanel(msg, ctx, send) {
     case "sell_or_buy": {
       const buttons = req.choices.map((c) => (c.kind === "sell"
         ? button(`Sell to ${who(info.high_bidder)} for ${info.high}`, c, { primary: true })
-        : button(`Buy it myself: pay ${who(info.high_bidder)} ${info.high}`, c)));
+        : button(`Buy it myself: pay ${info.high} to ${who(info.high_bidder)}`, c)));
       return panel(`The auction of the ${cardName(rules, info.card)} is closed`, h("div", { class: "row" }, buttons));
     }
     case "pay": {
       const pedigree = info.for === "pedigree";
       const options = pedigree ? countPayments(wallet, info.count) : legalPayments(wallet, info.amount);
       const what = pedigree ? plural(info.count, "note") + " of any value" : String(info.amount);
-      return panel(`Pay ${who(info.to)} ${what}`,
+      return panel(`Pay ${what} to ${who(info.to)}`,
         h("p", { class: "small muted" }, pedigree
           ? "A pedigree is paid by the number of notes, not their value."
           : "No change is given: each choice below covers the amount with no note to spare."),
@@ -359,18 +541,30 @@ export function actionPanel(msg, ctx, send) {
     }
     case "offer": {
       const title = info.again
-        ? `A tie! Offer again to ${who(info.opponent)} for ${info.cards} ${speciesName(rules, info.species)}`
-        : `Your offer to ${who(info.opponent)} for ${info.cards} ${speciesName(rules, info.species)}`;
+        ? `A tie! Offer again to ${who(info.opponent)} for ${animals(info.cards, speciesName(rules, info.species))}`
+        : `Your offer to ${who(info.opponent)} for ${animals(info.cards, speciesName(rules, info.species))}`;
       return panel(title,
         h("p", { class: "small muted" }, "Only the number of notes is shown to the others; the notes stay face down."),
         notePicker(wallet, "Offer", (notes) => send({ kind: "offer", notes })));
     }
-    case "respond":
-      return panel(`${who(info.challenger)} offers ${plural(info.offer_notes, "note")} for your ${info.cards} ${speciesName(rules, info.species)}`,
+    case "respond": {
+      const species = speciesName(rules, info.species);
+      const stake = info.cards === 1 ? species : animals(info.cards, species); // "Dog", "2 Dogs"
+      return panel(`${who(info.challenger)} offers ${plural(info.offer_notes, "note")} for your ${animals(info.cards, species)}`,
+        h("div", { class: "panel-lot" }, cardArt(rules, info.species < rules.species.length ? info.species : 2 * rules.species.length), noteBacks(info.offer_notes, `${plural(info.offer_notes, "note")} face down`)),
         info.again ? h("p", { class: "tie" }, "A tie before: this is the second offer.") : null,
-        h("div", { class: "row" }, button(`Accept: take the ${plural(info.offer_notes, "note")}, give the ${speciesName(rules, info.species)}`, { kind: "accept" }, { primary: true })),
-        h("p", {}, "Or counter with notes of your own, face down (the higher total wins the cards):"),
-        notePicker(wallet, "Counter", (notes) => send({ kind: "counter", notes })));
+        h("div", { class: "row" }, button(`Accept: take the ${plural(info.offer_notes, "note")}, give the ${stake}`, { kind: "accept" }, { primary: true })),
+        h("fieldset", { class: "counter-box" }, h("legend", {}, "Or counter"),
+          h("p", {}, `Put down notes of your own, face down. Whoever's notes add up to more gets the cards; each of you keeps the notes the other gave.`),
+          notePicker(wallet, "Counter", (notes) => send({ kind: "counter", notes }), {
+            primary: false,
+            emptyLabel: "Counter with no notes",
+            emptyHint: `A counter with no notes is worth 0, so it ends like Accept: ${who(info.challenger)} gets your ${stake} and you get their notes${
+              rules.trade_tie === "offer_again"
+                ? ` (only if their notes add up to 0 too is it a tie, and ${who(info.challenger)} offers again)`
+                : " (even if their notes add up to 0: a tie goes to whoever started the trade)"}.`,
+          })));
+    }
     case "claim":
       return claimPanel(msg, ctx, send);
     case "preempt": {
@@ -383,10 +577,12 @@ export function actionPanel(msg, ctx, send) {
       const take = req.choices.find((c) => c.kind === "take_rat");
       const places = req.choices.filter((c) => c.kind === "place_note");
       return panel("A rat!",
-        h("p", {}, `${plural(info.pile, "note")} lie face down beside it. Take the rat with them, or place one of your notes beside it.`),
-        h("div", { class: "row" }, take ? button(`Take the rat and the ${plural(info.pile, "note")}`, take, { primary: true }) : null),
+        h("p", {}, info.pile
+          ? `${plural(info.pile, "note")} ${info.pile === 1 ? "lies" : "lie"} face down beside it. Take the rat with them, or place one of your notes beside it.`
+          : "No notes beside it yet. Take the rat, or place one of your notes beside it for the next player."),
+        h("div", { class: "row" }, take ? button(info.pile ? `Take the rat and the ${plural(info.pile, "note")} beside it` : "Take the rat (nothing beside it)", take, { primary: true }) : null),
         h("div", { class: "row", role: "group", "aria-label": "Place a note" },
-          places.map((c) => button(`Place a ${c.note}`, c))));
+          places.map((c) => button([noteArt(c.note, "small"), ` Place a ${c.note}`], c, { attrs: { class: "place-note" } }))));
     }
     case "divide":
       return panel(`You look at the top card: the ${info.name}`,
@@ -406,37 +602,62 @@ function paymentPicker(options, pay) {
     options.map((notes, i) => h("button", {
       type: "button", class: i === 0 ? "primary payment" : "payment",
       "data-action": JSON.stringify({ kind: "pay", notes }),
-      "aria-label": `Pay ${notes.length ? notes.join(", ") : "nothing"} (total ${sum(notes)})${i === 0 ? ", the cheapest" : ""}`,
+      "aria-label": `Pay ${notes.length ? countedNotes(notes, false) : "nothing"} (total ${sum(notes)})${i === 0 ? ", the cheapest" : ""}`,
       onclick: () => pay(notes),
     }, noteChips(notes, "notes"), h("span", { class: "total" }, ` = ${sum(notes)}`),
     i === 0 ? h("span", { class: "tag" }, "cheapest") : null)));
 }
 
-/** Choose any notes of the wallet (offers and counters): toggles plus a send button. */
-function notePicker(wallet, verb, done) {
-  const chosen = new Set();
+/**
+ * Choose any notes of the wallet (offers and counters): one row per note value with a stepper
+ * (− n +) up to the number held, plus a send button. Buttons are real <button>s (keyboard: Tab,
+ * Enter/Space), at least 44 px square.
+ */
+export function notePicker(wallet, verb, done, opts = {}) {
+  const kinds = countNotes(wallet);
+  const chosen = new Map(kinds.map(([v]) => [v, 0]));
   const total = h("span", { class: "total", "aria-live": "polite" });
-  const sendButton = h("button", { type: "button", class: "primary", "data-picker-send": verb.toLowerCase() });
+  const sendButton = h("button", { type: "button", class: opts.primary === false ? "secondary" : "primary", "data-picker-send": verb.toLowerCase() });
+  // what sending no notes means, in words, while none are chosen
+  const emptyHint = opts.emptyHint ? h("p", { class: "empty-hint small", "aria-live": "polite" }) : null;
+  const picked = () => kinds.flatMap(([v]) => Array(chosen.get(v)).fill(v));
+  const rows = [];
   const refresh = () => {
-    const notes = [...chosen].map((i) => wallet[i]).sort((a, b) => a - b);
+    const notes = picked();
     const sum = notes.reduce((a, b) => a + b, 0);
     total.textContent = `Chosen: ${plural(notes.length, "note")}, worth ${sum}`;
-    sendButton.textContent = notes.length ? `${verb} ${plural(notes.length, "note")} (${sum})` : `${verb} no notes`;
+    sendButton.textContent = notes.length ? `${verb} ${plural(notes.length, "note")} (${sum})` : opts.emptyLabel || `${verb} no notes`;
+    if (emptyHint) {
+      emptyHint.textContent = notes.length ? "" : opts.emptyHint;
+      emptyHint.hidden = notes.length > 0;
+    }
+    for (const r of rows) r();
   };
-  sendButton.addEventListener("click", () => done([...chosen].map((i) => wallet[i]).sort((a, b) => a - b)));
-  const chips = wallet.map((v, i) => {
-    const b = h("button", { type: "button", class: `note n${v} toggle`, "aria-pressed": "false", "aria-label": `note ${v}` }, String(v));
-    b.addEventListener("click", () => {
-      if (chosen.has(i)) chosen.delete(i); else chosen.add(i);
-      b.setAttribute("aria-pressed", String(chosen.has(i)));
-      refresh();
+  sendButton.addEventListener("click", () => done(picked()));
+  const steppers = kinds.map(([v, held]) => {
+    const count = h("output", { class: "step-count" }, "0");
+    const less = h("button", { type: "button", class: "stepper less", "data-note-remove": v, "aria-label": `One ${v} note less` }, "−");
+    const more = h("button", { type: "button", class: "stepper more", "data-note-add": v, "aria-label": `One ${v} note more` }, "+");
+    const row = h("div", { class: "note-step", role: "group", "data-value": v },
+      h("span", { class: "stack" }, noteArt(v), h("span", { class: "times" }, `×${held}`)),
+      less, count, more);
+    less.addEventListener("click", () => { chosen.set(v, Math.max(0, chosen.get(v) - 1)); refresh(); });
+    more.addEventListener("click", () => { chosen.set(v, Math.min(held, chosen.get(v) + 1)); refresh(); });
+    rows.push(() => {
+      const n = chosen.get(v);
+      count.textContent = String(n);
+      less.disabled = n === 0;
+      more.disabled = n === held;
+      row.classList.toggle("some", n > 0);
+      row.setAttribute("aria-label", `${v} notes: ${n} of ${held} chosen`);
     });
-    return b;
+    return row;
   });
   refresh();
   return h("div", { class: "picker" },
-    h("div", { class: "notes", role: "group", "aria-label": "Your notes: press to choose" }, chips.length ? chips : h("span", { class: "muted" }, "You hold no notes.")),
-    h("div", { class: "row" }, total, sendButton));
+    h("div", { class: "note-steps", role: "group", "aria-label": "Your notes: choose how many of each value" },
+      steppers.length ? steppers : h("span", { class: "muted" }, "You hold no notes.")),
+    h("div", { class: "row" }, total, sendButton), emptyHint);
 }
 
 /**
@@ -502,14 +723,187 @@ export function statusLine(obs, names, me) {
   }
 }
 
-export function scoreTable(result, names) {
+// ---------------------------------------------------------------- the end: the score, explained
+
+const PLACE = ["1st", "2nd", "3rd", "4th", "5th", "6th"];
+
+/** Master points (§7 steps 2–5) of the given quartets, as the engine counts them. */
+function masterPoints(rules, pedigrees, sets) {
+  const bonus = rules.pedigree_bonus;
+  const matching = pedigrees.filter((p) => sets.includes(p));
+  const base = sets.reduce((a, k) => a + rules.species[k].value, 0) + bonus * matching.length;
+  return base * sets.length + bonus * (pedigrees.length - matching.length);
+}
+
+/**
+ * Per seat, how its score comes about, from the result (its quartets and money) and the final
+ * public board (pedigrees and rats): [{seat, quartets, struck, pedigrees, rats, sum, score, lines}].
+ */
+export function scoreBreakdown(result, obs, rules) {
+  const details = result.details || {};
+  const out = [];
+  for (let s = 0; s < result.scores.length; s++) {
+    let sets = (details.quartets && details.quartets[s]) || (obs ? rules.species.map((sp, k) => k).filter((k) => obs.herds[s][k] === rules.species[k].payouts.length) : []);
+    const pedigrees = (obs && obs.pedigrees && obs.pedigrees[s]) || [];
+    const rats = (obs && obs.rats && obs.rats[s]) || 0;
+    const lines = [];
+    let struck = null;
+    let computed;
+    if (rules.scoring === "master") {
+      if (rules.rats && rats >= rules.rats && sets.length) {
+        struck = sets.reduce((best, k) => {
+          const without = masterPoints(rules, pedigrees, sets.filter((q) => q !== k));
+          const bestWithout = best === null ? -1 : masterPoints(rules, pedigrees, sets.filter((q) => q !== best));
+          return best === null || without > bestWithout || (without === bestWithout && k < best) ? k : best;
+        }, null);
+      }
+      const kept = struck === null ? sets : sets.filter((k) => k !== struck);
+      computed = masterPoints(rules, pedigrees, kept);
+      sets = kept;
+    } else {
+      computed = sets.reduce((a, k) => a + rules.species[k].value, 0) * sets.length;
+    }
+    const money = details.money ? details.money[s] : null;
+    out.push({ seat: s, quartets: sets, struck, pedigrees, rats, score: result.scores[s], computed, money, place: result.places[s] });
+  }
+  return out;
+}
+
+function breakdownWords(row, rules) {
+  const name = (k) => rules.species[k].name;
+  const parts = [];
+  const sum = row.quartets.reduce((a, k) => a + rules.species[k].value, 0);
+  const n = row.quartets.length;
+  if (row.struck !== null) parts.push(h("li", { class: "struck" }, `All ${rules.rats} rats: the ${name(row.struck)} quartet (${rules.species[row.struck].value}) is struck out, the one that costs least.`));
+  if (!n) parts.push(h("li", {}, "No complete quartet."));
+  else parts.push(h("li", {}, "Quartets: ", row.quartets.map((k) => h("span", { class: "qchip" }, `${name(k)} ${rules.species[k].value}`))));
+  if (rules.scoring === "master") {
+    const matching = row.pedigrees.filter((p) => row.quartets.includes(p));
+    const loose = row.pedigrees.filter((p) => !row.quartets.includes(p));
+    const bonus = rules.pedigree_bonus;
+    const base = sum + bonus * matching.length;
+    if (matching.length) parts.push(h("li", {}, `Pedigree with its quartet: ${matching.map(name).join(", ")} (+${bonus} each to the sum).`));
+    if (n) parts.push(h("li", { class: "sum" }, `${base} × ${plural(n, "quartet")} = ${base * n}`));
+    if (loose.length) {
+      parts.push(h("li", {}, `Pedigree without its quartet: ${loose.map(name).join(", ")} (+${bonus} each, not multiplied).`));
+      parts.push(h("li", { class: "sum" }, `${base * n} + ${bonus} × ${loose.length} = ${base * n + bonus * loose.length}`));
+    }
+  } else if (n) {
+    parts.push(h("li", { class: "sum" }, `${sum} × ${plural(n, "quartet")} = ${sum * n}`));
+  }
+  if (row.struck === null && row.rats) parts.push(h("li", {}, `${plural(row.rats, "rat")}: harmless (a quartet is struck out only with all ${rules.rats}).`));
+  if (row.computed !== row.score) parts.push(h("li", {}, `With the money added by these rules: ${row.score}.`));
+  return parts;
+}
+
+/** The end of a Kuhhandel game: places, points and how each seat's points come about. */
+export function scoreBoard(result, obs, rules, names, me = null, pages = null) {
   if (!result) return null;
-  const order = names.map((_, s) => s).sort((a, b) => result.places[a] - result.places[b] || a - b);
-  const money = result.details && result.details.money;
-  return h("table", { class: "scores" },
-    h("caption", {}, `Final result (${result.termination}${result.reason ? `: ${result.reason}` : ""})`),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Seat"), h("th", { scope: "col" }, "Score"), money ? h("th", { scope: "col" }, "Money") : null)),
-    h("tbody", {}, order.map((s) => h("tr", {},
-      h("td", {}, String(result.places[s] + 1)), h("td", {}, names[s]), h("td", {}, String(result.scores[s])),
-      money ? h("td", {}, String(money[s])) : null))));
+  if (result.termination === "aborted") return h("p", {}, `The game was stopped${result.reason ? `: ${result.reason}` : ""}.`);
+  const rows = scoreBreakdown(result, obs, rules);
+  rows.sort((a, b) => a.place - b.place || a.seat - b.seat);
+  const tiedPoints = (r) => rows.some((o) => o.seat !== r.seat && o.score === r.score);
+  return h("table", { class: "scores breakdown" },
+    h("caption", {}, result.termination === "normal" ? "Final scores" : `Final scores (the game was cut short: ${result.reason || result.termination})`),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Player"),
+      h("th", { scope: "col" }, "How the points come about"), h("th", { scope: "col" }, "Points"), h("th", { scope: "col" }, "Money"))),
+    h("tbody", {}, rows.map((r) => h("tr", { class: `${r.place === 0 ? "winner" : ""}${r.seat === me ? " me" : ""}`, "data-seat": r.seat },
+      h("td", {}, PLACE[r.place] || String(r.place + 1)),
+      h("th", { scope: "row" }, seatName(names, pages, r.seat), r.seat === me ? " (you)" : ""),
+      h("td", {}, h("ul", { class: "why" }, breakdownWords(r, rules))),
+      h("td", { class: "points" }, String(r.score)),
+      h("td", { class: "money" }, r.money === null ? "" : String(r.money), r.money !== null && tiedPoints(r) ? h("div", { class: "small muted" }, "breaks the tie") : null)))));
+}
+
+// ---------------------------------------------------------------- motion after a draw
+
+function reducedMotion() {
+  return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+/** A face-down note flying from one place to another (a payment, an offer), then gone. */
+function flyNote(from, to, delay = 0) {
+  const el = noteBack("flying");
+  Object.assign(el.style, { position: "fixed", left: `${from.left + from.width / 2 - 18}px`, top: `${from.top + from.height / 2 - 10}px`, zIndex: 30, pointerEvents: "none" });
+  document.body.appendChild(el);
+  const dx = to.left + to.width / 2 - (from.left + from.width / 2);
+  const dy = to.top + to.height / 2 - (from.top + from.height / 2);
+  const run = el.animate([{ transform: "none", opacity: 1 }, { transform: `translate(${dx}px, ${dy}px) rotate(8deg)`, opacity: 0.9 }],
+    { duration: 450, delay, easing: "ease-in-out", fill: "backwards" });
+  run.onfinish = () => el.remove();
+  run.oncancel = () => el.remove();
+}
+
+/** `count` face-down notes (at most 5 drawn) flying one after the other. */
+function flyNotes(from, to, count) {
+  for (let k = 0; k < Math.min(Math.max(count, 1), 5); k++) flyNote(from, to, k * 90);
+}
+
+/**
+ * Motion once the board is in the page (it needs the layout): a card that arrived in a herd flies
+ * there from where the lot lay; notes paid fly face down from the payer's seat to the payee's; a
+ * new bid flies from the bidder's seat into the list of bids.
+ * `memory` is the object kept between draws; each thing moves once.
+ */
+export function afterDraw(root, memory, events) {
+  const lot = root.querySelector(".kh-center .lot .kcard");
+  const from = memory.lotRect;
+  if (lot) memory.lotRect = lot.getBoundingClientRect();
+  const ratBox = root.querySelector(".kh-center .ratbox");
+  const ratFrom = memory.ratRect;  // where the rat's pile lay (gone once the rat is taken)
+  memory.ratRect = ratBox ? ratBox.getBoundingClientRect() : ratFrom;
+  const newest = events && events.length ? events[events.length - 1][0] : -1;
+  const since = memory.movedUpTo === undefined ? newest : memory.movedUpTo;
+  memory.movedUpTo = newest;
+  if (reducedMotion() || typeof Element.prototype.animate !== "function") return;
+  if (from) {
+    for (const card of root.querySelectorAll(".herd.arrived .kcard")) {
+      const to = card.getBoundingClientRect();
+      card.animate([{ transform: `translate(${from.left - to.left}px, ${from.top - to.top}px) scale(1.3)` }, { transform: "none" }],
+        { duration: 400, easing: "ease-out" });
+    }
+  }
+  const seatNotes = (s) => {
+    const el = root.querySelector(`.seat[data-seat="${s}"] .seat-notes`);
+    return el ? el.getBoundingClientRect() : null;
+  };
+  const fly = (a, b, count) => { if (a && b) flyNotes(a, b, count); };
+  let trade = null;  // the cow trade under way: its challenger and opponent (from its challenge)
+  let bidder = null; // the newest bid since the last draw: it flies from its seat to the list
+  for (const [i, ev] of events || []) {
+    const d = ev.data || {};
+    if (ev.kind === "challenge") trade = { challenger: d.seat, opponent: d.opponent };
+    if (i <= since) continue;
+    if (ev.kind === "bid") bidder = d.seat;
+    else if (ev.kind === "pass" || ev.kind === "auction") bidder = null; // the list's newest is no bid
+    if (ev.kind === "payment") fly(seatNotes(d.from), seatNotes(d.to), 1);
+    // a cow trade's offer and counter-offer cross the table face down, to the other side
+    else if (ev.kind === "offer" && trade) fly(seatNotes(trade.challenger), seatNotes(trade.opponent), d.count);
+    else if (ev.kind === "counter" && trade) fly(seatNotes(trade.opponent), seatNotes(trade.challenger), d.count);
+    // the rat's pile: a note placed flies to it; taken, the pile flies to the taker
+    else if (ev.kind === "rat_note") fly(seatNotes(d.seat), memory.ratRect, 1);
+    else if (ev.kind === "rat_taken" && d.count) fly(ratFrom || memory.ratRect, seatNotes(d.seat), d.count);
+  }
+  const bid = root.querySelector(".kh-center .bids li.new");
+  const head = bidder === null ? null : root.querySelector(`.seat[data-seat="${bidder}"] .seat-head`);
+  if (bid && head) {
+    const from = head.getBoundingClientRect();
+    const to = bid.getBoundingClientRect();
+    const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+    const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+    // a copy flies in a fixed layer over the page, as the notes do: the line itself moved off
+    // towards a seat at the screen's edge would make a phone's page scroll sideways meanwhile
+    const layer = h("ol", { class: "bids flying", "aria-hidden": "true" });
+    Object.assign(layer.style, { position: "fixed", left: `${to.left}px`, top: `${to.top}px`, width: `${to.width}px`, margin: 0, zIndex: 30, pointerEvents: "none" });
+    const copy = bid.cloneNode(true);
+    copy.classList.remove("fresh");
+    layer.appendChild(copy);
+    document.body.appendChild(layer);
+    bid.style.visibility = "hidden";
+    const run = copy.animate([{ transform: `translate(${dx}px, ${dy}px) scale(0.85)`, opacity: 0.5 }, { transform: "none", opacity: 1 }],
+      { duration: 400, easing: "ease-out" });
+    const landed = () => { layer.remove(); bid.style.visibility = ""; };
+    run.onfinish = landed;
+    run.oncancel = landed;
+  }
 }

@@ -1,6 +1,8 @@
 // The leaderboard per game and rule set, with each bot's rating history drawn as inline SVG.
 
 import { h, svg, clear, getJSON } from "./dom.js";
+import { gameName, gameTitle } from "./names.js";
+import { faultCell } from "./botpage.js";
 
 const COLORS = ["#1f6f4a", "#b3261e", "#1d4ed8", "#a16207", "#7c3aed", "#0f766e", "#be185d", "#4b5563"];
 const CHART_BOTS = 8;
@@ -8,34 +10,42 @@ const CHART_BOTS = 8;
 export function renderLeaderboard(main) {
   const game = h("select", { id: "lb-game" });
   const rules = h("select", { id: "lb-rules" });
+  // people and bots share one board; the filter keeps each entry's rank in the whole board
+  const kind = h("select", { id: "lb-kind" }, [["all", "People and bots"], ["people", "People"], ["bots", "Bots"]].map(([v, t]) =>
+    h("option", { value: v, selected: v === (new URLSearchParams(location.search).get("kind") || "all") }, t)));
   const board = h("div", { "aria-live": "polite" });
   const chart = h("div", { class: "chart-box" });
   clear(main).append(h("h1", {}, "Leaderboard"),
-    h("p", { class: "lead" }, "Ratings are μ − 3σ (openskill, Plackett-Luce) from ranked games, per game and rule set."),
+    h("p", { class: "lead" }, "People and bots ranked by their rating in rated games, per game and rule set. The rating is a cautious estimate of strength (μ − 3σ): it rises as a player wins and as its record grows."),
     h("form", { class: "row", onsubmit: (ev) => ev.preventDefault() },
       h("div", { class: "field" }, h("label", { for: "lb-game" }, "Game"), game),
-      h("div", { class: "field" }, h("label", { for: "lb-rules" }, "Rule set"), rules)),
+      h("div", { class: "field" }, h("label", { for: "lb-rules" }, "Rule set"), rules),
+      h("div", { class: "field" }, h("label", { for: "lb-kind" }, "Show"), kind)),
     board, chart);
   let lobbies = null;
   const load = async () => {
     clear(board).appendChild(h("p", { class: "muted" }, "Loading…"));
     clear(chart);
-    const data = await getJSON(`/api/leaderboard?game=${encodeURIComponent(game.value)}&rules=${encodeURIComponent(rules.value)}`);
+    const data = await getJSON(`/api/leaderboard?game=${encodeURIComponent(game.value)}&rules=${encodeURIComponent(rules.value)}&kind=${kind.value}`);
     clear(board);
+    if (!board.isConnected) return;
+    // the address names the board shown, so it can be shared
+    history.replaceState(history.state, "", `/leaderboard?game=${encodeURIComponent(data.game)}&rules=${encodeURIComponent(data.rules)}${kind.value === "all" ? "" : `&kind=${kind.value}`}`);
     if (!data.entries.length) {
-      board.appendChild(h("p", {}, `No rated game of ${data.game} (${data.rules}) yet.`));
+      board.appendChild(h("p", {}, `No rated game of ${gameTitle(data)} yet.`));
       return;
     }
     board.appendChild(h("div", { class: "table-wrap" }, h("table", { class: "leaderboard" },
-      h("caption", {}, `${data.game} · ${data.rules}`),
-      h("thead", {}, h("tr", {}, ["#", "Bot", "Rating", "μ", "σ", "Games", "Wins", "Last played"].map((t) => h("th", { scope: "col" }, t)))),
+      h("caption", {}, gameTitle(data)),
+      h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "μ", "σ", "Games", "Wins", "Faults", "Last played"].map((t, i) =>
+        h("th", { scope: "col", class: [3, 4, 7, 8].includes(i) ? "opt" : null }, t)))),
       h("tbody", {}, data.entries.map((e) => h("tr", {},
-        h("td", {}, String(e.rank)), h("th", { scope: "row" }, e.name, e.kind === "house" ? h("span", { class: "tag" }, "house") : null),
-        h("td", {}, e.rating.toFixed(2)), h("td", {}, e.mu.toFixed(2)), h("td", {}, e.sigma.toFixed(2)),
-        h("td", {}, String(e.games)), h("td", {}, String(e.wins)),
-        h("td", {}, e.last_played ? new Date(e.last_played).toLocaleString() : "")))))));
+        h("td", {}, String(e.rank)), h("th", { scope: "row" }, h("a", { href: `/${e.kind === "person" ? "players" : "bots"}/${encodeURIComponent(e.name)}` }, e.name), e.kind === "house" ? h("span", { class: "tag" }, "house") : e.kind === "person" ? h("span", { class: "tag person" }, "person") : null),
+        h("td", {}, e.rating.toFixed(2)), h("td", { class: "opt" }, e.mu.toFixed(2)), h("td", { class: "opt" }, e.sigma.toFixed(2)),
+        h("td", {}, String(e.games)), h("td", {}, String(e.wins)), faultCell(e),
+        h("td", { class: "opt" }, e.last_played ? new Date(e.last_played).toLocaleString() : "")))))));
     const top = data.entries.slice(0, CHART_BOTS);
-    const details = await Promise.all(top.map((e) => getJSON(`/api/bots/${encodeURIComponent(e.name)}`).catch(() => null)));
+    const details = await Promise.all(top.map((e) => getJSON(`/api/players/${encodeURIComponent(e.name)}`).catch(() => null)));
     const series = top.map((e, i) => ({
       name: e.name,
       color: COLORS[i % COLORS.length],
@@ -43,20 +53,50 @@ export function renderLeaderboard(main) {
         .filter((p) => p.game === data.game && p.rules === data.rules)
         .map((p) => ({ t: Date.parse(p.at), r: p.rating })),
     })).filter((s) => s.points.length);
-    clear(chart).appendChild(ratingChart(series, `${data.game} · ${data.rules}`));
+    clear(chart).appendChild(ratingChart(series, gameTitle(data)));
   };
-  const fillRules = () => {
+  const fillRules = (chosen = null) => {
     const info = lobbies.games[game.value];
-    clear(rules).append(...info.presets.map((p) => h("option", { value: p, selected: p === info.default_rules }, p)));
+    const offered = info.ranked_rules || info.presets;
+    const pick = offered.includes(chosen) ? chosen : info.default_rules;
+    clear(rules).append(...offered.map((p) => h("option", { value: p, selected: p === pick }, p)));
   };
   game.addEventListener("change", () => { fillRules(); load(); });
   rules.addEventListener("change", load);
+  kind.addEventListener("change", load);
   getJSON("/api/lobbies").then((data) => {
     lobbies = data;
-    clear(game).append(...Object.keys(data.games).map((g) => h("option", { value: g }, g)));
-    fillRules();
-    load();
+    clear(game).append(...Object.keys(data.games).map((g) => h("option", { value: g }, gameName(g))));
+    return openingBoard(data);
+  }).then(([g, r]) => {
+    game.value = g;
+    fillRules(r);
+    return load();
   }).catch((err) => board.appendChild(h("p", { class: "error" }, err.message)));
+}
+
+/**
+ * The board the page opens on: the one the address names (?game=&rules=), else the first board
+ * with ranked games (the default game's default rule set first), else the default one.
+ */
+async function openingBoard(lobbies) {
+  const q = new URLSearchParams(location.search);
+  const games = Object.keys(lobbies.games);
+  const asked = q.get("game");
+  if (asked && lobbies.games[asked]) return [asked, q.get("rules")];
+  const boards = [];
+  for (const g of games) {
+    const info = lobbies.games[g];
+    const offered = info.ranked_rules || info.presets;
+    for (const r of [info.default_rules, ...offered.filter((p) => p !== info.default_rules)]) boards.push([g, r]);
+  }
+  const first = games.includes("kuhhandel") ? "kuhhandel" : games[0];
+  boards.sort((a, b) => (a[0] === first ? 0 : 1) - (b[0] === first ? 0 : 1));
+  const filled = await Promise.all(boards.map(([g, r]) =>
+    getJSON(`/api/leaderboard?game=${encodeURIComponent(g)}&rules=${encodeURIComponent(r)}&limit=1`)
+      .then((d) => d.entries.length > 0).catch(() => false)));
+  const found = boards.find((_, i) => filled[i]);
+  return found || [first, lobbies.games[first].default_rules];
 }
 
 /** A line chart of rating over time, one line per bot; drawn by hand as SVG. */
@@ -90,7 +130,7 @@ export function ratingChart(series, title) {
         svg("title", {}, `${s.name}: ${p.r.toFixed(2)} at ${new Date(p.t).toLocaleString()}`))))));
   const legend = h("ul", { class: "legend", "aria-label": "Bots in the chart" }, series.map((s) =>
     h("li", {}, h("span", { class: "swatch", style: { background: s.color }, "aria-hidden": "true" }), `${s.name} (${s.points[s.points.length - 1].r.toFixed(2)})`)));
-  return h("figure", { class: "chart-figure" }, chart, legend, h("figcaption", {}, `Rating after each ranked game, ${title}.`));
+  return h("figure", { class: "chart-figure" }, chart, legend, h("figcaption", {}, `Rating after each rated game, ${title}.`));
 }
 
 function niceTicks(lo, hi, n) {

@@ -3,6 +3,9 @@
 
 import { h, clear, getJSON, toast, plural } from "./dom.js";
 import { session, Session } from "./session.js";
+import { gameName, gameTitle } from "./names.js";
+import { nameLink } from "./botpage.js";
+import { accountBox, inviteLink, pendingInvite, preferredIdentity, ratedChoice, ratedWords, signOut } from "./account.js";
 
 const KH_SEATS = { classic: [3, 5], competition: [3, 6], master: [3, 6], "master-duel": [2, 2] };
 
@@ -12,11 +15,21 @@ function seatRange(game, rules, lobbies) {
   return info ? info.seat_range : [2, 6];
 }
 
-const STRENGTH = ["random", "simple", "heuristic", "strong", "expert"];
+const STRENGTH = ["random", "simple", "heuristic", "strong", "expert", "learned"];
 function botOrder(bots) {
   const rank = (b) => (STRENGTH.includes(b) ? STRENGTH.indexOf(b) : 2.5);
   return [...bots].sort((a, b) => rank(a) - rank(b));
 }
+/** House bots in words (the value sent stays the bot's name). */
+const STRENGTH_WORDS = {
+  random: "Easy: plays any legal move", simple: "Easy", heuristic: "Medium: plays sensibly",
+  strong: "Hard", expert: "Hard: plays to win",
+  learned: "Learned: 4-seat classic, competition",
+};
+const strengthWords = (b) => STRENGTH_WORDS[b] || b;
+/** The lobby's defaults fit "me against three bots" of medium strength. */
+const DEFAULT_SEATS = 4;
+const DEFAULT_STRENGTH = "heuristic";
 
 function field(label, control, help) {
   const id = control.id || `f-${Math.random().toString(36).slice(2, 9)}`;
@@ -29,11 +42,51 @@ function select(options, value, attrs = {}) {
 }
 
 /** The rule-set chooser shared by both forms; returns controls and a reader. */
-function gameChooser(lobbies, { withCustom, withQuiet }) {
+/** Pace in words (the server's `pace` values: docs/protocol.md, "Pace and spectator delay"). */
+const PACE_WORDS = {
+  // short enough for a closed select at 390 px ("Normal: the bots' moves come one at" was cut)
+  normal: "Normal: one move at a time",
+  fast: "Fast: three times as fast",
+  instant: "Instant: no waiting",
+};
+
+/**
+ * What this server's join message takes besides the rule set (read from its published schema,
+ * GET /api/protocol/schema): the paces it offers and whether spectators can be delayed. An older
+ * server has neither, and the lobby then shows no such controls.
+ */
+export async function tableOptions() {
+  try {
+    const schema = await getJSON("/api/protocol/schema");
+    const props = (schema.client && schema.client.join && schema.client.join.properties) || {};
+    return { paces: (props.pace && props.pace.enum) || null, delay: Boolean(props.spectator_delay_ms) };
+  } catch (_) {
+    return { paces: null, delay: false };
+  }
+}
+
+/**
+ * A form's last choices, kept in this browser: the lobby is drawn again whenever the session
+ * changes (signed in, a table opened), and a player who chose a rule set must not find the form
+ * back at its defaults, nor on their next visit.
+ */
+const CHOICES_KEY = "cardtable.lobby.choices";
+function savedChoices(form) {
+  try { return (JSON.parse(localStorage.getItem(CHOICES_KEY) || "{}") || {})[form] || {}; } catch (_) { return {}; }
+}
+function saveChoices(form, values) {
+  try {
+    const all = JSON.parse(localStorage.getItem(CHOICES_KEY) || "{}") || {};
+    all[form] = values;
+    localStorage.setItem(CHOICES_KEY, JSON.stringify(all));
+  } catch (_) { /* storage full or blocked: the form still works, it just forgets */ }
+}
+
+function gameChooser(lobbies, { withCustom, withQuiet, remember }, options = { paces: null, delay: false }) {
   const games = Object.keys(lobbies.games);
-  const game = select(games.map((g) => [g, g === "kuhhandel" ? "Kuhhandel" : g === "cunegonda" ? "Cunegonda" : g]), "kuhhandel", { name: "game" });
+  const game = select(games.map((g) => [g, gameName(g)]), "kuhhandel", { name: "game" });
   const rules = h("select", { name: "rules" });
-  const seats = h("input", { type: "number", name: "seats", min: 2, max: 6, value: 3, inputmode: "numeric" });
+  const seats = h("input", { type: "number", name: "seats", min: 2, max: 6, value: DEFAULT_SEATS, inputmode: "numeric" });
   const strength = h("select", { name: "strength" });
   const open = h("input", { type: "checkbox", name: "open" });
   const quiet = h("input", { type: "number", name: "quiet", min: 1, max: 60, step: 0.5, value: 5, inputmode: "decimal" });
@@ -46,9 +99,8 @@ function gameChooser(lobbies, { withCustom, withQuiet }) {
   const refresh = () => {
     const info = lobbies.games[game.value];
     clear(rules).append(...info.presets.map((p) => h("option", { value: p, selected: p === info.default_rules }, p)));
-    clear(strength).append(...botOrder(info.house_bots).map((b) => h("option", { value: b, selected: b === info.fallback_bot }, b)));
-    const help = strength.parentElement && strength.parentElement.querySelector("small");
-    if (help) help.textContent = `Built-in bots from the weakest: ${botOrder(info.house_bots).join(", ")}.`;
+    const medium = info.house_bots.includes(DEFAULT_STRENGTH) ? DEFAULT_STRENGTH : info.fallback_bot;
+    clear(strength).append(...botOrder(info.house_bots).map((b) => h("option", { value: b, selected: b === medium }, strengthWords(b))));
     sync();
   };
   const sync = () => {
@@ -56,7 +108,7 @@ function gameChooser(lobbies, { withCustom, withQuiet }) {
     seats.min = lo;
     seats.max = hi;
     const n = Number(seats.value);
-    if (!(n >= lo && n <= hi)) seats.value = game.value === "cunegonda" ? 4 : Math.min(hi, Math.max(lo, 3));
+    if (!(n >= lo && n <= hi)) seats.value = Math.min(hi, Math.max(lo, DEFAULT_SEATS));
     seats.disabled = lo === hi;
     khOnly.hidden = game.value !== "kuhhandel";
     quiet.disabled = !open.checked;
@@ -65,10 +117,38 @@ function gameChooser(lobbies, { withCustom, withQuiet }) {
   game.addEventListener("change", refresh);
   open.addEventListener("change", sync);
   rules.addEventListener("change", sync);
+  const pace = options.paces ? select(options.paces.map((p) => [p, PACE_WORDS[p] || p]), options.paces.includes("normal") ? "normal" : options.paces[0], { name: "pace" }) : null;
+  if (pace) pace.addEventListener("change", () => { pace.dataset.chosen = "1"; });
+  const delay = options.delay ? h("input", { type: "number", name: "spectator_delay", min: 0, max: 600, step: 1, value: 0, inputmode: "numeric" }) : null;
+  // the last choices come back (only those this server still offers), then every change is kept
+  const saved = remember ? savedChoices(remember) : {};
+  if (saved.game && lobbies.games[saved.game]) game.value = saved.game;
   refresh();
+  const offered = (select_, v) => [...select_.options].some((o) => o.value === v);
+  if (saved.rules && offered(rules, saved.rules)) rules.value = saved.rules;
+  if (saved.strength && offered(strength, saved.strength)) strength.value = saved.strength;
+  if (saved.seats) seats.value = saved.seats;
+  if (typeof saved.open === "boolean") open.checked = saved.open;
+  if (saved.quiet) quiet.value = saved.quiet;
+  if (saved.rounds !== undefined) rounds.value = saved.rounds;
+  if (pace && saved.pace && offered(pace, saved.pace)) { pace.value = saved.pace; pace.dataset.chosen = "1"; }
+  if (delay && saved.delay !== undefined) delay.value = saved.delay;
+  sync();
+  const keep = () => saveChoices(remember, {
+    game: game.value, rules: rules.value, strength: strength.value, seats: seats.value, open: open.checked,
+    quiet: quiet.value, rounds: rounds.value, pace: pace && pace.dataset.chosen ? pace.value : undefined,
+    delay: delay ? delay.value : undefined,
+  });
+  if (remember) {
+    for (const control of [game, rules, strength, seats, open, quiet, rounds, pace, delay]) {
+      if (control) { control.addEventListener("change", keep); control.addEventListener("input", keep); }
+    }
+  }
   const controls = [
     field("Game", game), field("Rule set", rules), field("Seats", seats),
-    field("House bot strength", strength, "Built-in bots from the weakest: " + botOrder(lobbies.games[game.value].house_bots).join(", ") + "."),
+    field("House bot strength", strength, "The house bots play the seats nobody else takes."),
+    pace ? field("Pace", pace, "How fast the moves you did not make are shown.") : null,
+    delay ? field("Spectator delay (seconds)", delay, "Spectators see the game this much later (0: at once).") : null,
     khOnly, cuOnly,
     withCustom ? h("details", {}, h("summary", {}, "Custom rule set (JSON)"), field("Rule set as JSON (overrides the choices above)", custom)) : null,
   ];
@@ -79,6 +159,9 @@ function gameChooser(lobbies, { withCustom, withQuiet }) {
     if (withCustom && custom.value.trim()) ruleValue = JSON.parse(custom.value);
     const out = { game: game.value, rules: ruleValue, seats: Number(seats.value), strength: strength.value };
     if (withQuiet && game.value === "kuhhandel" && open.checked) out.quiet_ms = Math.round(Number(quiet.value) * 1000);
+    // the server's default pace is normal at a table with a person: sent only when chosen
+    if (pace && pace.dataset.chosen) out.pace = pace.value;
+    if (delay && Number(delay.value) > 0) out.spectator_delay_ms = Math.round(Math.min(600, Number(delay.value)) * 1000);
     return out;
   };
   return { controls, read };
@@ -94,14 +177,20 @@ export function renderLobby(main, navigate) {
     h("p", { class: "lead" }, "Play Kuhhandel and Cunegonda against people and bots, watch running games, study replays."),
     you, play, tables));
   let lobbies = null;
+  let options = { paces: null, delay: false };
 
   function drawYou() {
     clear(you);
     you.appendChild(h("h2", { id: "you-h" }, "You"));
     if (session.connected) {
       you.append(
-        h("p", {}, "Playing as ", h("strong", {}, session.you.name), ` (${session.you.kind === "guest" ? "guest" : "registered bot"}).`),
-        h("button", { type: "button", onclick: () => { session.disconnect(); Session.forget(); drawYou(); drawPlay(); } }, "Sign out"));
+        h("p", {}, "Playing as ", session.you.kind === "person" ? h("a", { href: `/players/${encodeURIComponent(session.you.name)}` }, h("strong", {}, session.you.name)) : h("strong", {}, session.you.name),
+          ` (${{ guest: "guest", person: "signed in", bot: "registered bot" }[session.you.kind] || session.you.kind}).`),
+        h("button", { type: "button", onclick: async () => {
+          if (session.you.kind === "person") await signOut(false);
+          else { session.disconnect(); Session.forget(); }
+          drawYou(); drawPlay();
+        } }, "Sign out"));
       const running = session.welcomeGames.filter((id) => !(session.games.get(id) || {}).end);
       if (running.length) {
         you.append(h("p", { class: "warn" }, "You hold a seat in a running game: ",
@@ -122,6 +211,7 @@ export function renderLobby(main, navigate) {
       ev.preventDefault();
       connect({ kind: "bot", name: botName.value.trim(), token: botToken.value.trim() });
     } }, field("Bot name", botName), field("Token", botToken), h("button", { type: "submit" }, "Sign in"));
+    you.append(accountBox(connect));
     you.append(h("p", {}, "Choose a display name. No account is needed; this browser remembers you so you can come back to a running game."),
       guestForm, h("details", {}, h("summary", {}, "Play with a registered bot's name and token"),
         h("p", { class: "small muted" }, "You then play under the bot's name, with the bots' short decision clock."), botForm));
@@ -153,21 +243,28 @@ export function renderLobby(main, navigate) {
       play.appendChild(h("section", { class: "panel waiting-table", "aria-label": "Your private table" },
         h("h2", {}, "Your private table"),
         h("p", {}, "Invite code: ", h("strong", { class: "invite", "data-invite": w.invite }, w.invite),
-          ` · ${w.game} · ${plural(w.open_seats, "open seat")}`),
+          ` · ${gameName(w.game)} · ${plural(w.open_seats, "open seat")} · `, ratedWords(w.rated)),
+        inviteLink(w.invite),
         h("p", {}, `At the table: ${w.players.join(", ")}`),
         h("p", { class: "small muted" }, "The game starts as soon as every seat is taken. Share the code."),
         h("button", { type: "button", onclick: () => { session.send({ type: "leave" }); session.waiting = null; drawPlay(); } }, "Leave this table")));
       return;
     }
-    const quick = gameChooser(lobbies, { withCustom: false, withQuiet: false });
+    const quick = gameChooser(lobbies, { withCustom: false, withQuiet: false, remember: "quick" }, options);
+    const quickRated = ratedChoice("quick-rated");
+    const privRated = ratedChoice("priv-rated");
     const quickForm = h("form", { class: "panel", "aria-labelledby": "quick-h", onsubmit: (ev) => {
       ev.preventDefault();
       const c = quick.read();
-      join({ type: "join", lobby: "practice", game: c.game, rules: c.rules, seats: c.seats, opponents: c.strength });
-    } }, h("h2", { id: "quick-h" }, "Play now against house bots"), quick.controls,
+      const message = { type: "join", lobby: "practice", game: c.game, rules: c.rules, seats: c.seats, opponents: c.strength };
+      if (quickRated.read()) message.rated = true;
+      if (c.pace) message.pace = c.pace;
+      if (c.spectator_delay_ms) message.spectator_delay_ms = c.spectator_delay_ms;
+      join(message);
+    } }, h("h2", { id: "quick-h" }, "Play now against house bots"), quick.controls, quickRated.control,
     h("button", { type: "submit", class: "primary" }, "Play now"));
 
-    const priv = gameChooser(lobbies, { withCustom: true, withQuiet: true });
+    const priv = gameChooser(lobbies, { withCustom: true, withQuiet: true, remember: "private" }, options);
     const botCount = h("input", { type: "number", name: "bots", min: 0, max: 5, value: 0, inputmode: "numeric" });
     const listed = h("input", { type: "checkbox", name: "listed", checked: true });
     listed.id = "listed-cb";
@@ -177,10 +274,13 @@ export function renderLobby(main, navigate) {
       try { c = priv.read(); } catch (err) { toast(`The custom rule set is not JSON: ${err.message}`, "error"); return; }
       const create = { rules: c.rules, seats: c.seats, bots: Array(Number(botCount.value) || 0).fill(c.strength), listed: listed.checked };
       if (c.quiet_ms) create.quiet_ms = c.quiet_ms;
+      if (privRated.read()) create.rated = true;
+      if (c.pace) create.pace = c.pace;
+      if (c.spectator_delay_ms) create.spectator_delay_ms = c.spectator_delay_ms;
       join({ type: "join", lobby: "private", game: c.game, create });
     } }, h("h2", { id: "priv-h" }, "Create a private table"), priv.controls,
     field("House bots at the table", botCount, "The other seats stay open for people with the invite code."),
-    h("div", { class: "field check" }, listed, h("label", { for: "listed-cb" }, "List the open seats in the lobby")),
+    h("div", { class: "field check" }, listed, h("label", { for: "listed-cb" }, "List the open seats in the lobby")), privRated.control,
     h("button", { type: "submit", class: "primary" }, "Create the table"));
 
     const code = h("input", { type: "text", name: "invite", maxlength: 12, autocapitalize: "characters", autocomplete: "off" });
@@ -199,7 +299,8 @@ export function renderLobby(main, navigate) {
     if (data.waiting.length) {
       tables.appendChild(h("h3", {}, "Open seats"));
       tables.appendChild(h("ul", { class: "tables" }, data.waiting.map((w) => h("li", {},
-        h("span", {}, `${w.game} · ${w.rules} · ${w.players.join(", ")} · ${plural(w.open_seats, "open seat")}`),
+        h("span", {}, `${gameTitle(w)} · `, w.players.map((n, i) => [i ? ", " : "", nameLink(n, w.pages && w.pages[i])]),
+          ` · ${plural(w.open_seats, "open seat")} · `, ratedWords(w.rated)),
         h("button", { type: "button", disabled: !session.connected, title: session.connected ? "" : "choose a display name first",
           onclick: () => join({ type: "join", lobby: "private", invite: w.invite }) }, `Take a seat (${w.invite})`)))));
     }
@@ -207,9 +308,11 @@ export function renderLobby(main, navigate) {
     if (!data.running.length) tables.appendChild(h("p", { class: "muted" }, "No game is running right now."));
     else {
       tables.appendChild(h("ul", { class: "tables" }, data.running.map((t) => h("li", {},
-        h("span", {}, `${t.game} · ${t.rules || "custom"} · ${t.lobby} · `,
-          t.seats.map((s, i) => h("span", { class: `who ${s.kind}` }, `${i ? ", " : ""}${s.name}${s.kind === "guest" ? " (person)" : ""}${s.away ? " (away: house bot)" : ""}`))),
-        h("a", { href: `/watch/${t.id}`, class: "button" }, "Watch")))));
+        h("span", {}, `${gameTitle(t)} · ${t.lobby} · `, ratedWords(t.rated), " · ",
+          t.seats.map((s, i) => h("span", { class: `who ${s.kind}` }, i ? ", " : "", nameLink(s.name, s.page, false, s.kind),
+            `${s.kind === "guest" || s.kind === "person" ? " (person)" : ""}${s.away ? " (away: house bot)" : ""}`))),
+        t.spectator_delay_ms ? h("span", { class: "small muted" }, ` (spectators see it ${Math.round(t.spectator_delay_ms / 1000)} s later)`) : null,
+        h("a", { href: `/watch/${t.id}`, class: "button", "aria-label": `Watch ${gameTitle(t)}: ${t.names.join(", ")}` }, "Watch")))));
     }
     tables.appendChild(h("p", {}, h("a", { href: "/replay" }, "Finished games and replays")));
   }
@@ -224,11 +327,24 @@ export function renderLobby(main, navigate) {
   cleanups.push(() => clearInterval(timer));
 
   drawYou();
-  getJSON("/api/lobbies").then((data) => { lobbies = data; drawPlay(); }).catch((err) => toast(err.message, "error"));
+  Promise.all([getJSON("/api/lobbies"), tableOptions()])
+    .then(([data, opts]) => { lobbies = data; options = opts; drawPlay(); })
+    .catch((err) => toast(err.message, "error"));
   drawTables();
+  // an invite link (/?invite=CODE) joins that table once an identity is connected
+  const joinInvite = () => {
+    const code = pendingInvite();
+    if (code && session.connected && !session.waiting) {
+      history.replaceState(history.state, "", "/");
+      join({ type: "join", lobby: "private", invite: code });
+    }
+  };
+  cleanups.push(session.on((kind) => { if (kind === "welcome") joinInvite(); }));
   if (!session.connected && !session.connecting) {
-    const saved = Session.saved();
-    if (saved) session.connect(saved).then(() => { drawYou(); drawPlay(); }).catch(() => drawYou());
-  }
+    preferredIdentity().then((saved) => {
+      if (saved) session.connect(saved).then(() => { drawYou(); drawPlay(); }).catch(() => drawYou());
+    });
+  } else joinInvite();
+  if (pendingInvite() && !session.connected) toast(`Choose how to play, then you join the table ${pendingInvite()}.`);
   return () => cleanups.forEach((f) => f());
 }

@@ -27,7 +27,8 @@ export function renderRegister(main) {
       token, h("div", { class: "row" }, copy),
       h("p", {}, "Connect your bot with it:"),
       h("pre", {}, `cardtable bot --server ${location.origin.replace(/^http/, "ws")}/ws --name ${data.name} --token <TOKEN> ...`),
-      h("p", {}, "See ", h("a", { href: "/docs-pages/writing-a-bot" }, "writing a bot"), " and ", h("a", { href: "/docs-pages/protocol" }, "the protocol"), ".")));
+      h("p", {}, "See ", h("a", { href: "/docs-pages/writing-a-bot" }, "writing a bot"), " and ", h("a", { href: "/docs-pages/protocol" }, "the protocol"), "."),
+      h("p", {}, h("a", { href: `/bots/${encodeURIComponent(data.name)}` }, `${data.name}'s page`), " shows its games, ratings and faults.")));
     name.value = "";
   } }, h("div", { class: "field" }, h("label", { for: "bot-name" }, "Bot name"), name,
     h("small", { class: "muted" }, "2-32 letters, digits, '_', '-' or '.', starting with a letter or digit.")),

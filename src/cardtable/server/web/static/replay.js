@@ -1,10 +1,24 @@
-// The replay viewer: an ended game step by step (GET /api/games/{id}/replay re-simulates the
-// record on the server). The game is over, so every seat's notes or hand are shown.
+// The replay viewer, lichess-like: an ended game step by step (GET /api/games/{id}/replay
+// re-simulates the record on the server). The game is over, so every seat's notes or hand are
+// shown, and the move list names the notes of every payment and offer.
+//
+// - a move list grouped by turn (Kuhhandel: auction, pedigree, rat, cow trade, division;
+//   Cunegonda: the passing and each trick, under their round), every move a button;
+// - keys: ← → a move, ↑ ↓ a turn, Home/End the first/last position; buttons jump to the
+//   previous/next turn, auction, cow trade or round;
+// - the address names the position (/replay/{id}?at=N, N moves played), so a link opens there.
+//
+// The board is drawn by the table's own renderer (kuhhandel.js / cunegonda.js renderBoard, owned
+// by the table screens), through drawBoard() below: a replay looks like the table.
 
 import { h, clear, getJSON } from "./dom.js";
-import { describe } from "./describe.js";
+import { describe, list as countedNotes } from "./describe.js";
+import { gameName, gameTitle, ruleSetName, seatPages } from "./names.js";
 import * as KH from "./kuhhandel.js";
 import * as CU from "./cunegonda.js";
+import { nameLink } from "./botpage.js";
+import { seatView } from "./seatview.js";
+import { analysisPanel } from "./analysis.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
 
@@ -13,33 +27,157 @@ export function renderReplayList(main) {
   getJSON("/api/games?limit=100").then(({ games }) => {
     const ended = games.filter((g) => g.status !== "running");
     const running = games.filter((g) => g.status === "running");
-    clear(main).append(h("h1", {}, "Replays"),
+    clear(main).append(...[h("h1", {}, "Replays"),
       running.length ? h("p", {}, `${running.length} running: `, running.map((g, i) => [i ? ", " : "", h("a", { href: `/watch/${g.id}` }, `watch ${g.names.join(" / ")}`)])) : null,
       ended.length ? h("div", { class: "table-wrap" }, h("table", { class: "games" },
-        h("thead", {}, h("tr", {}, ["Game", "Rules", "Players", "Ended", "Result", ""].map((t) => h("th", { scope: "col" }, t)))),
+        h("caption", { class: "sr-only" }, "Finished games, newest first"),
+        h("thead", {}, h("tr", {}, ["Game", "Rules", "Players", "Ended", "Result", "Replay"].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, ended.map((g) => h("tr", {},
-          h("td", {}, g.game), h("td", {}, g.rules || "custom"), h("td", {}, g.names.join(", ")),
-          h("td", {}, g.ended_at ? new Date(g.ended_at).toLocaleString() : ""),
-          h("td", {}, g.result ? winners(g) : g.status),
-          h("td", {}, h("a", { href: `/replay/${g.id}`, class: "button" }, "Replay")))))))
-        : h("p", {}, "No finished game yet."));
+          h("td", { "data-label": "Game" }, gameName(g.game)), h("td", { class: "rules", "data-label": "Rules" }, ruleSetName(g)),
+          h("td", { "data-label": "Players" }, g.names.map((n, s) => [s ? ", " : "", nameLink(n, g.pages && g.pages[s])])),
+          h("td", { "data-label": "Ended" }, g.ended_at ? new Date(g.ended_at).toLocaleString() : ""),
+          h("td", { "data-label": "Result" }, g.result ? winners(g) : g.status),
+          h("td", {}, h("a", { href: `/replay/${g.id}`, class: "button", "aria-label": `Replay ${g.names.join(", ")}` }, "Replay")))))))
+        : h("p", {}, "No finished game yet.")].filter(Boolean));
   }).catch((err) => clear(main).append(h("h1", {}, "Replays"), h("p", { class: "error" }, err.message)));
-}
-
-function actionWords(action) {
-  if (!action || typeof action !== "object") return String(action);
-  const { kind, ...rest } = action;
-  const extra = Object.entries(rest).map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(", ") : v}`).join(", ");
-  return kind ? `${kind.replace(/_/g, " ")}${extra ? ` (${extra})` : ""}` : extra;
 }
 
 function winners(g) {
   const best = g.names.filter((_, s) => g.result.places[s] === 0);
-  return `${g.result.termination}: ${best.join(" & ")} won`;
+  const how = { normal: "", aborted: "stopped early: ", timeout: "stopped (time): " }[g.result.termination];
+  return `${how === undefined ? `${g.result.termination}: ` : how}${best.join(" & ")} won`;
+}
+
+// ---------------------------------------------------------------- moves in words
+
+const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+const cardText = (name) => `${name.slice(0, -1)}${SUITS[name.slice(-1)] || name.slice(-1)}`;
+// notes counted as the log counts them ("4 × 0 + 500 = 500"), not one by one
+const noteList = (notes) => (notes.length ? countedNotes(notes) : "nothing");
+
+/** One move in a few words, hidden values included (the game is over). */
+export function moveText(game, frame, names, rules) {
+  const who = names[frame.seat] || `seat ${frame.seat}`;
+  const a = frame.action || {};
+  if (game === "cunegonda") {
+    if (a.pass) return `${who} passes ${a.pass.map(cardText).join(" ")}`;
+    if (a.play) return `${who} plays ${cardText(a.play)}`;
+    return `${who} moves`;
+  }
+  const species = (k) => (rules && rules.species && rules.species[k] ? rules.species[k].name : `species ${k}`);
+  switch (a.kind) {
+    case "auction": {
+      const drawn = frame.events.find((e) => e.kind === "draw");
+      return drawn ? `${who} draws the ${drawn.data.name}` : `${who} auctions`;
+    }
+    case "draw": {
+      const drawn = frame.events.find((e) => e.kind === "peek" || e.kind === "draw");
+      return drawn && drawn.data.name ? `${who} draws the ${drawn.data.name}` : `${who} draws`;
+    }
+    case "bid": return `${who} bids ${a.amount}`;
+    case "pass": return `${who} passes`;
+    case "knock": return `${who} knocks it down`;
+    case "buy": return `${who} keeps the card and pays the highest bid`;
+    case "sell": return `${who} sells to the highest bidder`;
+    case "pay": return `${who} pays ${noteList(a.notes)}`;
+    case "challenge": return `${who} challenges ${names[a.opponent]} for the ${species(a.species)}`;
+    case "offer": return `${who} offers ${noteList(a.notes)}`;
+    case "accept": return `${who} accepts`;
+    case "counter": return `${who} counters ${noteList(a.notes)}`;
+    case "claim": return a.count ? `${who} claims at ${a.count}` : `${who} does not claim`;
+    case "preempt": return `${who} keeps the card and pays the claimant`;
+    case "release": return `${who} lets the claimant have it`;
+    case "take_rat": return `${who} takes the rat`;
+    case "place_note": return `${who} places a ${a.note}`;
+    case "keep": return `${who} keeps it`;
+    case "give": return `${who} gives it away`;
+    default: return `${who}: ${String(a.kind || "moves").replace(/_/g, " ")}`;
+  }
+}
+
+const KH_TURNS = [
+  ["challenge", "trade", "Cow trade"], ["divide", "divide", "Division"], ["rat", "rat", "Rat"],
+  ["countdown", "auction", "Pedigree"], ["draw", "auction", "Auction"], ["auction", "auction", "Auction"],
+  ["skip", "turn", "Skipped"],
+];
+
+/**
+ * The move list: groups of moves. Kuhhandel: one group per turn (a turn ends with the engine's
+ * `turn` event), its kind "auction" (also pedigree cards and rats), "trade" or "divide".
+ * Cunegonda: the passing and each trick (a trick ends with its `trick` event), with the round.
+ * Each group: {kind, title, round, start (first frame), moves: [{step, text}]}; frame 0 (before
+ * the first move) belongs to no group.
+ */
+export function moveGroups(game, frames, names, rules) {
+  const groups = [];
+  let round = 0;
+  let trick = 0;
+  let open = null;
+  for (let i = 1; i < frames.length; i++) {
+    const f = frames[i];
+    const prev = frames[i - 1].events.map((e) => e.kind);
+    const kinds = f.events.map((e) => e.kind);
+    if (game === "cunegonda") {
+      const rs = frames[i - 1].events.find((e) => e.kind === "round_start");
+      if (rs) { round = rs.data.round + 1; trick = 0; }
+      const boundary = !open || prev.includes("trick") || prev.includes("round_start") || (prev.includes("pass") && open.kind === "passing");
+      if (boundary) {
+        const passing = Boolean(f.action && f.action.pass);
+        if (!passing) trick += 1;
+        const title = passing ? `Round ${round}: passing` : `Round ${round}, trick ${trick}`;
+        open = { kind: passing ? "passing" : "trick", round, title, label: title, start: i, moves: [] };
+        groups.push(open);
+      }
+    } else {
+      if (!open || prev.includes("turn")) {
+        open = { kind: "turn", round: 0, title: "", start: i, moves: [], events: [] };
+        groups.push(open);
+      }
+      open.events.push(...kinds);
+    }
+    open.moves.push({ step: i, text: moveText(game, f, names, rules) });
+  }
+  if (game !== "cunegonda") {
+    const count = {};
+    groups.forEach((g, n) => {
+      const found = KH_TURNS.find(([ev]) => g.events.includes(ev));
+      const [, kind, word] = found || ["", "turn", "Turn"];
+      g.kind = kind;
+      count[word] = (count[word] || 0) + 1;
+      const first = g.moves[0] ? g.moves[0].text : "";
+      g.label = `${word}${kind === "turn" ? "" : ` ${count[word]}`}`;
+      g.title = `${n + 1}. ${g.label}: ${first}`;
+      delete g.events;
+    });
+  }
+  return groups;
+}
+
+// ---------------------------------------------------------------- the board
+
+/**
+ * The board of one replay frame, drawn by the table's renderer (the contract with the table
+ * screens): renderBoard(publicObservation, {names, pages, me: null, rules, seats: null, revealed}),
+ * where `revealed` holds every seat's wallet (Kuhhandel) or hand (Cunegonda) and `pages` the
+ * seats' pages (names link to them as at the live table).
+ */
+function drawBoard(game, frame, names, rules, pages) {
+  const mod = game === "cunegonda" ? CU : KH;
+  const revealed = frame.private.map((p) => (game === "cunegonda" ? p.hand : p.wallet) || []);
+  return mod.renderBoard(frame.public, { names, pages, me: null, rules, seats: null, revealed });
+}
+
+// ---------------------------------------------------------------- the viewer
+
+/** The position the address names (?at=N), or null. */
+function askedStep() {
+  const at = new URLSearchParams(location.search).get("at");
+  return at !== null && /^\d+$/.test(at) ? Number(at) : null;
 }
 
 export function renderReplay(main, gameId) {
   let timer = null;
+  let cleanupKeys = () => {};
   clear(main).append(h("h1", {}, "Replay"), h("p", { class: "muted" }, "Loading the record…"));
   const stop = () => { if (timer) clearInterval(timer); timer = null; };
   Promise.all([getJSON(`/api/games/${encodeURIComponent(gameId)}`), getJSON(`/api/games/${encodeURIComponent(gameId)}/replay`)])
@@ -49,9 +187,10 @@ export function renderReplay(main, gameId) {
 
   function build(detail, replay) {
     const names = replay.names;
+    const pages = seatPages(detail);
     const frames = replay.frames;
     const last = frames.length - 1;
-    const mod = replay.game === "cunegonda" ? CU : KH;
+    const cu = replay.game === "cunegonda";
     let index = 0;
     let speed = 1;
     const lines = [];
@@ -61,32 +200,95 @@ export function renderReplay(main, gameId) {
         if (text) lines.push({ step: i, text, private: ev.to !== null });
       }
     });
-    const boardBox = h("div", { class: "board-col" });
-    const logBox = h("ol", { class: "log", role: "log", "aria-label": "What happened up to this step" });
-    const stepText = h("p", { class: "step", "aria-live": "polite" });
-    const scrub = h("input", { type: "range", min: 0, max: last, value: 0, id: "scrub", "aria-label": "Step" });
-    const playButton = h("button", { type: "button", class: "primary", "aria-label": "Play", "data-control": "play" }, "▶ Play");
-    const speedSelect = h("select", { id: "speed", "aria-label": "Speed" }, SPEEDS.map((s) => h("option", { value: s, selected: s === 1 }, `${s}×`)));
+    const allEvents = []; // [index, event] of the whole game, as the table keeps them
+    frames.forEach((f) => f.events.forEach((ev) => allEvents.push([allEvents.length, ev])));
+    const groups = moveGroups(replay.game, frames, names, replay.rules);
+    const groupOf = new Array(frames.length).fill(-1);
+    groups.forEach((g, n) => g.moves.forEach((m) => { groupOf[m.step] = n; }));
 
-    const show = (i) => {
+    const boardBox = h("div", { class: "board-col" });
+    const logBox = h("ol", { class: "log", tabindex: "0", "aria-label": "What happened up to this move" });
+    const stepText = h("p", { class: "step", "aria-live": "polite" });
+    const linkHere = h("a", { class: "position-link small" }, "Link to this position");
+    const scrub = h("input", { type: "range", min: 0, max: last, value: 0, id: "scrub" });
+    const playButton = h("button", { type: "button", class: "primary", "aria-label": "Play", "data-control": "play" }, "▶ Play");
+    const speedSelect = h("select", { id: "speed" }, SPEEDS.map((s) => h("option", { value: s, selected: s === 1 }, `${s}×`)));
+
+    // the move list: one button per move, grouped by turn
+    const moveButtons = new Map();
+    const groupHeads = [];
+    const movesBox = h("div", { class: "moves-box", tabindex: "-1" });
+    const startButton = h("button", { type: "button", class: "move start", tabindex: "-1", "data-step": 0, onclick: () => show(0) }, "Start");
+    moveButtons.set(0, startButton);
+    const list = h("ol", { class: "move-groups" }, groups.map((g, n) => {
+      const head = h("button", { type: "button", class: "group-head", tabindex: "-1", "data-group": g.kind, "data-step": g.start, onclick: () => show(g.start) }, g.title);
+      groupHeads.push(head);
+      return h("li", { class: `move-group ${g.kind}` }, head,
+        h("ol", { class: "moves" }, g.moves.map((m) => {
+          const b = h("button", { type: "button", class: "move", tabindex: "-1", "data-step": m.step, onclick: () => show(m.step) }, m.text);
+          moveButtons.set(m.step, b);
+          return h("li", {}, b);
+        })));
+    }));
+    movesBox.append(startButton, list);
+
+    let analysis = null; // the expert's analysis panel (analysis.js)
+    const show = (i, { keepAddress = false } = {}) => {
       index = Math.max(0, Math.min(last, i));
+      if (analysis) analysis.update(index);
       scrub.value = String(index);
+      scrub.setAttribute("aria-valuetext", `move ${index} of ${last}`);
       const f = frames[index];
-      const ctx = { names, me: null, rules: replay.rules, seats: null };
-      if (replay.game === "cunegonda") ctx.revealed = f.private.map((p) => p.hand || []);
-      else ctx.revealed = f.private.map((p) => p.wallet || []);
-      clear(boardBox).appendChild(mod.renderBoard(f.public, ctx));
+      clear(boardBox).appendChild(drawBoard(replay.game, f, names, replay.rules, pages));
       if (index === last && replay.result) {
-        boardBox.prepend(h("section", { class: "panel result" }, h("h2", {}, "Result"),
-          KH.scoreTable(replay.game === "kuhhandel" ? replay.result : { ...replay.result, details: null }, names)));
+        // the end explained as at the table: Kuhhandel's quartets and money, Cunegonda's rounds
+        boardBox.prepend(h("section", { class: "panel result", "aria-label": "Result" }, h("h2", {}, "Result"),
+          cu ? CU.roundTable(replay.result, f.public, allEvents, names, null, pages)
+            : KH.scoreBoard(replay.result, f.public, replay.rules, names, null, pages)));
       }
+      const g = groups[groupOf[index]];
       const said = f.events.map((ev) => describe(replay.game, ev, names)).filter((t) => t && !t.startsWith("("));
-      const actor = f.seat === null ? "The game begins." : said.length ? said.join(" ") : `${names[f.seat]}: ${actionWords(f.action)}`;
-      stepText.textContent = `Step ${index} of ${last}. ${actor}`;
+      const sentence = (t) => (/[.!?]$/.test(t) ? t : `${t}.`);
+      const actor = f.seat === null ? "The game begins." : said.length ? said.map(sentence).join(" ") : moveText(replay.game, f, names, replay.rules);
+      stepText.textContent = `Move ${index} of ${last}${g ? ` · ${g.label}` : ""}. ${actor}`;
       clear(logBox).append(...lines.filter((l) => l.step <= index).slice(-300).map((l) =>
         h("li", { class: `${l.step === index ? "now" : ""}${l.private ? " private" : ""}` }, l.text)));
       logBox.scrollTop = logBox.scrollHeight;
+      // one tab stop in the move list: the current move (the arrow keys walk the list)
+      const hadFocus = movesBox.contains(document.activeElement);
+      for (const b of movesBox.querySelectorAll("[aria-current]")) { b.removeAttribute("aria-current"); b.classList.remove("now"); b.tabIndex = -1; }
+      const current = moveButtons.get(index);
+      if (current) {
+        current.setAttribute("aria-current", "step");
+        current.classList.add("now");
+        current.tabIndex = 0;
+        if (hadFocus) current.focus({ preventScroll: true });
+        // scroll the move list only (never the page)
+        const top = current.offsetTop; // .moves-box is positioned: offsets are inside it
+        if (top < movesBox.scrollTop || top > movesBox.scrollTop + movesBox.clientHeight - current.offsetHeight) {
+          movesBox.scrollTop = Math.max(0, top - movesBox.clientHeight / 2);
+        }
+      }
+      const here = `/replay/${encodeURIComponent(gameId)}?at=${index}`;
+      linkHere.setAttribute("href", here);
+      if (!keepAddress && location.pathname === `/replay/${gameId}`) history.replaceState(history.state, "", here);
+      for (const [kind, prev, next] of jumpButtons) {
+        prev.disabled = target(kind, -1) === null;
+        next.disabled = target(kind, 1) === null;
+      }
     };
+
+    /** The first move of the previous/next group of `kind` ("turn": any group; "round"). */
+    const target = (kind, dir) => {
+      const starts = groups
+        .filter((g, n) => kind === "turn" || (kind === "round" ? n === 0 || groups[n - 1].round !== g.round : g.kind === kind))
+        .map((g) => g.start);
+      if (dir > 0) return starts.find((s) => s > index) ?? null;
+      const before = starts.filter((s) => s < index);
+      return before.length ? before[before.length - 1] : null;
+    };
+    const jump = (kind, dir) => { const t = target(kind, dir); if (t !== null) show(t); };
+
     const play = () => {
       if (timer) { stop(); playButton.textContent = "▶ Play"; playButton.setAttribute("aria-label", "Play"); return; }
       if (index >= last) show(0);
@@ -104,26 +306,45 @@ export function renderReplay(main, gameId) {
     });
     playButton.addEventListener("click", play);
     const ctl = (label, text, fn, key) => h("button", { type: "button", "aria-label": label, "data-control": key, onclick: fn }, text);
+
+    const jumpKinds = cu ? [["round", "round"], ["trick", "trick"]] : [["turn", "turn"], ["auction", "auction"], ["trade", "cow trade"]];
+    if (!cu && groups.some((g) => g.kind === "divide")) jumpKinds.push(["divide", "division"]);
+    const jumpButtons = jumpKinds.map(([kind, word]) => [kind,
+      ctl(`Previous ${word}`, `‹ ${word}`, () => jump(kind, -1), `prev-${kind}`),
+      ctl(`Next ${word}`, `${word} ›`, () => jump(kind, 1), `next-${kind}`)]);
+
     const controls = h("div", { class: "replay-controls", role: "toolbar", "aria-label": "Replay controls" },
       ctl("First step", "« First", () => show(0), "first"), ctl("Step back", "‹ Back", () => show(index - 1), "back"),
-      playButton, ctl("Step forward", "Next ›", () => show(index + 1), "forward"), ctl("Last step", "Last »", () => show(last), "last"),
-      h("label", { for: "scrub", class: "sr-only" }, "Step"), scrub, h("label", { for: "speed" }, "Speed "), speedSelect);
+      playButton, ctl("Next move", "Next ›", () => show(index + 1), "forward"), ctl("Last step", "Last »", () => show(last), "last"),
+      h("label", { for: "speed" }, "Speed "), speedSelect);
+    const jumps = h("div", { class: "replay-jumps", role: "toolbar", "aria-label": "Jump by turn" },
+      jumpButtons.map(([kind, prev, next]) => h("span", { class: "jump-pair", "data-kind": kind }, prev, next)));
     const keys = (ev) => {
-      if (ev.target.closest("input, select, textarea")) return;
-      if (ev.key === "ArrowRight") { show(index + 1); ev.preventDefault(); }
-      if (ev.key === "ArrowLeft") { show(index - 1); ev.preventDefault(); }
+      if (ev.target.closest("input, select, textarea") || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      const act = {
+        ArrowRight: () => show(index + 1), ArrowLeft: () => show(index - 1),
+        ArrowDown: () => jump(cu ? "trick" : "turn", 1), ArrowUp: () => jump(cu ? "trick" : "turn", -1),
+        Home: () => show(0), End: () => show(last),
+      }[ev.key];
+      if (act) { act(); ev.preventDefault(); }
       if (ev.key === " " && !ev.target.closest("button")) { play(); ev.preventDefault(); }
     };
     document.addEventListener("keydown", keys);
     cleanupKeys = () => document.removeEventListener("keydown", keys);
-    const title = `${replay.game === "cunegonda" ? "Cunegonda" : "Kuhhandel"} · ${(replay.meta && replay.meta.rules_name) || detail.rules || "custom rules"}`;
+    const title = gameTitle(replay);
     clear(main).appendChild(h("section", { class: "table-page replay" },
       h("div", { class: "table-head" }, h("h1", {}, `Replay: ${title}`),
-        h("p", { class: "small muted" }, `${names.join(", ")} · ${detail.status}${detail.ended_at ? " · " + new Date(detail.ended_at).toLocaleString() : ""}. The game is over: every seat's notes and cards are shown.`),
-        controls, stepText),
-      h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox), h("div", { class: "side-col" }, h("div", { class: "log-box" }, h("h2", {}, "Log"), logBox)))));
-    show(0);
+        h("p", { class: "small muted" }, names.map((n, s) => [s ? ", " : "", nameLink(n, pages[s], false, (detail.seats_detail || [])[s]?.kind === "person" ? "person" : "bot")]), ` · ${detail.status}${detail.ended_at ? " · " + new Date(detail.ended_at).toLocaleString() : ""}. The game is over: ${cu ? "every seat's hand is shown" : "every seat's notes are shown"}.`),
+        controls, h("div", { class: "scrub-row" }, h("label", { for: "scrub" }, "Move"), scrub, linkHere), jumps, stepText,
+        h("p", { class: "small muted keys-help" }, "Keys: ← → a move, ↑ ↓ a ", cu ? "trick" : "turn", ", Home and End the first and last position.")),
+      h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox),
+        h("div", { class: "side-col" },
+          h("nav", { class: "moves-nav", "aria-label": "Moves" }, h("h2", {}, "Moves"), movesBox),
+          h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"), logBox))),
+      seatView({ gameId, replay, detail, pages, current: () => index, show }),
+      (analysis = analysisPanel({ gameId, replay, show, moveButtons })).element));
+    const asked = askedStep();
+    show(asked === null ? 0 : asked, { keepAddress: asked === null });
   }
-  let cleanupKeys = () => {};
   return () => { stop(); cleanupKeys(); };
 }

@@ -46,6 +46,11 @@ export class Session {
     this.connecting = null;
     this.wantOpen = false;
     this.retry = 0;
+    // the connection was closed for good and will not come back by itself (the server closed
+    // it with 1008 after an error such as "replaced", or a reconnect was refused): {code,
+    // reason, error}, until reconnect()
+    this.stopped = null;
+    this.lastError = null; // the newest error message (the server sends one before a 1008)
   }
 
   static saved() {
@@ -95,6 +100,8 @@ export class Session {
         if (identity.kind === "bot") {
           hello.bot = identity.name;
           hello.token = identity.token;
+        } else if (identity.kind === "person") {
+          hello.person = true; // the session cookie names the person (account.js)
         } else {
           hello.guest = identity.name;
           if (identity.token) hello.token = identity.token;
@@ -110,10 +117,14 @@ export class Session {
           this.you = msg.you;
           this.welcomeGames = msg.games || [];
           const saved = { kind: msg.you.kind, name: msg.you.name };
-          saved.token = msg.you.kind === "guest" ? msg.you.resume_token : identity.token;
+          if (msg.you.kind !== "person") saved.token = msg.you.kind === "guest" ? msg.you.resume_token : identity.token;
+          const before = Session.saved();
+          // a guest identity is kept aside when a person signs in: its games can still be claimed
+          if (before && before.kind === "guest" && msg.you.kind !== "guest") localStorage.setItem("cardtable.guest", JSON.stringify(before));
           localStorage.setItem(STORE_KEY, JSON.stringify(saved));
           this.identity = saved;
           this.connecting = null;
+          this.stopped = null;
           resolve(msg);
           this.emit("welcome", msg);
           return;
@@ -128,12 +139,19 @@ export class Session {
       });
       ws.addEventListener("close", (ev) => {
         const wasOpen = welcomed;
+        if (!welcomed) reject(new Error(ev.reason || "the server closed the connection"));
+        if (this.ws !== ws) return; // an older socket, closed after a newer one opened
         this.ws = null;
         this.you = null;
         this.connecting = null;
-        if (!welcomed) reject(new Error(ev.reason || "the server closed the connection"));
-        this.emit("closed", { code: ev.code, reason: ev.reason });
-        if (this.wantOpen && wasOpen && ev.code !== 1008) this.reconnectLater();
+        // 1008: the server refused this connection (another tab took the identity, a flood):
+        // no reconnect by itself, the page says so and offers reconnect()
+        const retry = this.wantOpen && wasOpen && ev.code !== 1008;
+        // the server's refusal: an error message, then the close with its code as the reason
+        const error = ev.code === 1008 && this.lastError && this.lastError.code === ev.reason ? this.lastError : null;
+        if (this.wantOpen && wasOpen && !retry) this.stopped = { code: ev.code, reason: (error && error.reason) || ev.reason, error: error && error.code };
+        this.emit("closed", { code: ev.code, reason: ev.reason, retry, error });
+        if (retry) this.reconnectLater();
       });
     });
     return this.connecting;
@@ -146,8 +164,23 @@ export class Session {
       this.connect(this.identity).then((welcome) => {
         // take our seats back: events from where we are, the open requests again
         for (const id of welcome.games || []) this.resume(id);
-      }).catch(() => this.reconnectLater());
+      }).catch((err) => {
+        if (this.wantOpen) { this.reconnectLater(); return; }
+        // refused (the server answered with an error): no more tries by itself
+        this.stopped = { code: null, reason: err.message, error: null };
+        this.emit("closed", { code: null, reason: err.message, retry: false, error: null });
+      });
     }, delay);
+  }
+
+  /** Connect again after the connection was closed for good (`stopped`) and resume our games. */
+  reconnect() {
+    this.stopped = null;
+    const identity = this.identity || Session.saved();
+    return this.connect(identity).then((welcome) => {
+      for (const id of welcome.games || []) this.resume(id);
+      return welcome;
+    });
   }
 
   /** Give the seat to the house bot until resume(); its open requests go with it. */
@@ -167,7 +200,7 @@ export class Session {
 
   send(message) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
-      throw new Error("not connected to the server");
+      throw new Error(this.stopped ? "not connected to the server: reconnect first" : "not connected to the server (reconnecting…)");
     }
     this.ws.send(JSON.stringify(message));
   }
@@ -267,6 +300,7 @@ export class Session {
         return;
       }
       case "error": {
+        this.lastError = { code: msg.code, reason: msg.reason };
         if (msg.code === "taken_over" && this.current) {
           const store = this.game(this.current);
           store.takenOver = true;

@@ -7,13 +7,44 @@
 // spectator (with push_observations: the public view), so its stream never carries a private
 // event, and it never asks for a seat's view.
 
+import { playAgain } from "./account.js";
 import { h, clear, getJSON, toast, seconds } from "./dom.js";
 import { session, Session, wsUrl } from "./session.js";
 import { describe } from "./describe.js";
+import { gameTitle } from "./names.js";
 import * as KH from "./kuhhandel.js";
 import * as CU from "./cunegonda.js";
 
 const LOG_LINES = 300;
+const TITLE = "cardtable";
+const YOUR_TURN_TITLE = "● Your turn — cardtable";
+/** How long a note about a timeout stays on the table. */
+const NOTICE_MS = 12000;
+const SOUND_KEY = "cardtable.sound";
+const AUTO_PASS_KEY = "cardtable.autopass";
+
+/** A short beep (WebAudio, no sound file) when a decision arrives, if the person turned it on. */
+let audio = null;
+function beep() {
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = 740;
+    gain.gain.setValueAtTime(0.0001, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.15, audio.currentTime + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.18);
+    osc.connect(gain).connect(audio.destination);
+    osc.start();
+    osc.stop(audio.currentTime + 0.2);
+  } catch (_) { /* no audio on this browser: the title and the panel still say it */ }
+}
+
+/** The auction a bid request belongs to (the turn and the card on sale). */
+function auctionKey(msg) {
+  const obs = msg.observation || {};
+  return `${obs.turns}:${msg.request.info ? msg.request.info.card : ""}`;
+}
 /** How often a table page re-reads who holds each seat (the board itself is pushed). */
 const HOLDERS_MS = 3000;
 
@@ -45,8 +76,18 @@ function publicFetcher(gameId, onView, gap = 120) {
 }
 
 function logList(lines) {
-  return h("ol", { class: "log", role: "log", "aria-label": "What happened" },
-    lines.slice(-LOG_LINES).map(([text, cls]) => h("li", { class: cls || "" }, text)));
+  // the log region is the list's box (.log-box, role=log): a list keeps its list role
+  return h("ol", { class: "log", tabindex: "0", "aria-label": "What happened" },
+    lines.slice(-LOG_LINES).map(([text, cls]) => h("li", { class: cls || "" }, suitColoured(text))));
+}
+
+const SUIT_OF_SYMBOL = { "\u2663": "C", "\u2666": "D", "\u2665": "H", "\u2660": "S" };
+
+/** A log line with its suit symbols in the suit's colour, as on the card faces (text stays text). */
+function suitColoured(text) {
+  if (!/[\u2660-\u2666]/.test(text)) return text;
+  return text.split(/([\u2663\u2666\u2665\u2660])/).map((part) => (SUIT_OF_SYMBOL[part]
+    ? h("span", { class: `suit-sym suit-${SUIT_OF_SYMBOL[part]}` }, part) : part));
 }
 
 function eventLines(game, events, names, me) {
@@ -67,21 +108,39 @@ function scrollLog(container) {
   if (log) log.scrollTop = log.scrollHeight;
 }
 
-function titleOf(start) {
-  let rules = start.rules_name;
-  if (!rules) {
-    const r = start.rules || {};
-    const notes = [];
-    if (r.auction_style === "open") notes.push("open auction");
-    if (start.game === "cunegonda" && r.rounds) notes.push(`${r.rounds} rounds`);
-    rules = `${r.name && r.name !== "custom" ? r.name : "custom rules"}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+// the title names the rule set with the server's one name (names.js), from the public view
+function titleOf(start, view) {
+  return gameTitle(start, view && view.rules_label);
+}
+
+/** What the house bot did for `me` after event `index`, in words. */
+function houseMove(start, events, index, names, me) {
+  for (const [i, ev] of events) {
+    if (i <= index) continue;
+    const d = ev.data || {};
+    const mine = d.seat === me || d.from === me;
+    if (!mine) continue;
+    if (ev.kind === "pass") return start.game === "kuhhandel" ? "it passed." : describe(start.game, ev, names);
+    const text = describe(start.game, ev, names);
+    if (text) return text.replace(/\.$/, "") + ".";
   }
-  return `${start.game === "cunegonda" ? "Cunegonda" : "Kuhhandel"} · ${rules}`;
+  return "it made the move for you.";
+}
+
+function endTitle(result, me) {
+  if (!result) return "Game over";
+  if (result.termination === "aborted") return "The game was stopped";
+  if (me === null || me === undefined) return "Game over";
+  const place = result.places[me];
+  const shared = result.places.filter((p) => p === place).length > 1;
+  if (place === 0) return shared ? "Game over: you share first place!" : "Game over: you win!";
+  return `Game over: you finished ${["1st", "2nd", "3rd", "4th", "5th", "6th"][place] || place + 1}${shared ? " (shared)" : ""}.`;
 }
 
 // ---------------------------------------------------------------- the seat
 
 export function renderSeat(main, gameId, navigate) {
+  let againButton = null; // account.js: "play again" (kept across redraws)
   const cleanups = [];
   let store = session.games.get(gameId);
   let publicView = null; // {view, startedAt}
@@ -90,15 +149,22 @@ export function renderSeat(main, gameId, navigate) {
   let lastRejection = 0;
   let headMode = "";
   const statusEl = h("p", { class: "status", "aria-live": "polite" });
+  const memory = {}; // what the board showed last (so what changed is animated)
+  const timeouts = []; // {at, index}: decisions the house bot answered for this seat
+  const autoAnswered = new Set(); // request ids the page passed for this seat
+  let soundOn = localStorage.getItem(SOUND_KEY) === "1";
+  let lastDecision = "";
 
   const head = h("div", { class: "table-head" });
   const messages = h("div", { class: "messages", role: "alert" });
   const boardBox = h("div", { class: "board-col" });
-  const actionsBox = h("div", { class: "actions", "aria-label": "Your decisions" });
+  const actionsBox = h("div", { class: "actions", role: "region", "aria-label": "Your decisions" });
+  const autoBox = h("div", { class: "auto-note", "aria-live": "polite" });
+  const clockEl = h("div", { class: "clock", role: "timer", "aria-label": "Your decision clock", hidden: true });
   const handBox = h("div", { class: "hand-box" });
-  const logBox = h("div", { class: "log-box" }, h("h2", {}, "Log"));
+  const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"));
   clear(main).appendChild(h("section", { class: "table-page" }, head, messages,
-    h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox, handBox), h("div", { class: "side-col" }, actionsBox, logBox))));
+    h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox, handBox), h("div", { class: "side-col" }, h("div", { class: "decision" }, clockEl, autoBox, actionsBox), logBox))));
 
   const fetcher = publicFetcher(gameId, (view, startedAt) => {
     publicView = { view, startedAt };
@@ -154,7 +220,6 @@ export function renderSeat(main, gameId, navigate) {
     return `Bidding is open: sold in ${seconds(left)} without a new bid`;
   }
 
-  const clockEl = h("div", { class: "clock", role: "timer", "aria-label": "Your decision clock" });
   const goingEl = h("div", { class: "going-line", role: "status" });
 
   function tick() {
@@ -184,6 +249,13 @@ export function renderSeat(main, gameId, navigate) {
   cleanups.push(() => clearInterval(ticker));
 
   function send(requestId, action) {
+    // passes in one auction, counted: asked again after a pass, the bid panel points at "I'm out"
+    const asked = store.requests.get(requestId);
+    if (asked && asked.request.kind === "bid" && action.kind === "pass") {
+      store.passes = store.passes || {};
+      const key = auctionKey(asked);
+      store.passes[key] = (store.passes[key] || 0) + 1;
+    }
     try {
       session.act(gameId, requestId, action);
       if (store.start.game === "kuhhandel" && action.kind === "offer") store.myOffer = action.notes;
@@ -199,6 +271,85 @@ export function renderSeat(main, gameId, navigate) {
     if (drawTimer === null) drawTimer = setTimeout(draw, 0);
   };
   cleanups.push(() => clearTimeout(drawTimer));
+  // drawn again at a new size (a phone turned): a trick gathered on its winner's card is
+  // placed in pixels, and at the old size it lay off the board (the page scrolled sideways)
+  window.addEventListener("resize", drawSoon);
+  cleanups.push(() => window.removeEventListener("resize", drawSoon));
+
+  /** A decision waits for this seat (an open auction's standing offer to bid does not count). */
+  function mustDecide() {
+    return !store.end && [...store.requests.values()].some((r) => !r.optional && !autoAnswered.has(r.request_id) && !autoPassReason(r));
+  }
+
+  // ---- dropping out of an auction, and passing where nothing else makes sense
+
+  function autoPassReason(msg) {
+    const req = msg.request;
+    if (req.kind !== "bid" || !store.start || store.start.game !== "kuhhandel") return null;
+    if (store.start.rules.auction_style === "open") return null;
+    const info = req.info || {};
+    if (store.outOf && store.outOf === auctionKey(msg)) return "out";
+    if (info.max !== null && info.max !== undefined && info.max < info.min) return "capped";
+    if (localStorage.getItem(AUTO_PASS_KEY) !== "0" && info.min > info.money) return "poor";
+    return null;
+  }
+
+  function autoPass(msg) {
+    if (autoAnswered.has(msg.request_id)) return;
+    autoAnswered.add(msg.request_id);
+    const why = autoPassReason(msg);
+    const info = msg.request.info || {};
+    if (why === "poor") store.autoNote = { key: auctionKey(msg), text: `The lowest bid is ${info.min} and you hold ${info.money}: the page passed for you.` };
+    if (why === "capped") store.autoNote = { key: auctionKey(msg), text: `Your notes were shown: you may not bid ${info.min} on this card, so the page passed for you.` };
+    // a moment later, so the person sees the request come and go
+    setTimeout(() => {
+      if (store.requests.has(msg.request_id) && autoPassReason(msg)) send(msg.request_id, { kind: "pass" });
+      else { autoAnswered.delete(msg.request_id); shownRequests = ""; drawSoon(); }
+    }, 300);
+  }
+
+  function dropOut(msg) {
+    store.outOf = auctionKey(msg);
+    autoAnswered.add(msg.request_id);
+    send(msg.request_id, { kind: "pass" });
+  }
+
+  function drawAutoNote(obs) {
+    clear(autoBox);
+    const key = obs && obs.auction && obs.stage === "bid" ? `${obs.turns}:${obs.auction.card}` : null;
+    if (store.outOf && key === store.outOf) {
+      autoBox.appendChild(h("p", { class: "auto" }, "You are out of this auction: the page passes for you. ",
+        h("button", { type: "button", "data-undo-out": "1", onclick: () => { store.outOf = null; shownRequests = ""; draw(); } }, "Undo: ask me again")));
+    } else if (store.autoNote && key === store.autoNote.key) {
+      autoBox.appendChild(h("p", { class: "auto" }, store.autoNote.text, " ",
+        h("button", { type: "button", onclick: () => { localStorage.setItem(AUTO_PASS_KEY, "0"); store.autoNote = null; draw(); } }, "Always ask me")));
+    }
+    autoBox.hidden = !autoBox.firstChild;
+  }
+
+  /**
+   * The connection was closed for good (another tab of this browser took the seat, or the
+   * server refused a reconnect): say so, and reconnect (and resume the seat) on a click.
+   */
+  function lostNotice() {
+    const replaced = session.stopped.error === "replaced";
+    const why = replaced ? "this game was opened in another tab or window, which has your seat now"
+      : session.stopped.reason || "the server closed the connection";
+    const again = h("button", { type: "button", class: "primary", "data-reconnect": "1" }, replaced ? "Play here" : "Reconnect");
+    again.addEventListener("click", () => {
+      again.disabled = true;
+      session.reconnect().then((welcome) => {
+        if ((welcome.games || []).includes(gameId)) { session.current = gameId; draw(); return; }
+        // the game ended meanwhile (or the seat was handed on): nothing here to answer any more
+        store.requests.clear();
+        waitFor("Connected again, but this game no longer waits for you: it is over, or your seat was handed on.");
+      })
+        .catch((err) => { toast(`Could not reconnect: ${err.message}`, "error"); draw(); });
+    });
+    return h("div", { class: "error connection-lost" },
+      h("p", {}, h("strong", {}, "Not connected: "), `${why}. What you choose here reaches the table only after you reconnect; until then your seat waits (the house bot answers when the clock runs out).`),
+      again);
+  }
 
   function draw() {
     clearTimeout(drawTimer);
@@ -219,16 +370,16 @@ export function renderSeat(main, gameId, navigate) {
     // head: rebuilt only when what can be done changes, so its buttons stay put under the
     // pointer while events stream in (a replaced button would swallow the click)
     const away = store.takenOver || store.left;
-    const mode = store.end ? "end" : away ? "away" : "seat";
+    const mode = (store.end ? "end" : away ? "away" : "seat") + (publicView ? publicView.view.rules_label : "");
     if (mode !== headMode) {
       headMode = mode;
       const buttons = [];
-      if (mode === "away") {
+      if (mode.startsWith("away")) {
         buttons.push(h("button", { type: "button", class: "primary", onclick: () => {
           try { session.resume(gameId); } catch (err) { toast(err.message, "error"); }
           draw();
         } }, "Take my seat back"));
-      } else if (mode === "seat") {
+      } else if (mode.startsWith("seat")) {
         buttons.push(h("button", {
           type: "button", onclick: () => {
             if (!confirm("Leave the table? A house bot plays your seat until you come back.")) return;
@@ -236,22 +387,50 @@ export function renderSeat(main, gameId, navigate) {
           },
         }, "Leave the table"));
       }
+      const sound = h("button", {
+        type: "button", class: "sound", "aria-pressed": String(soundOn),
+        title: "A short beep when a decision is yours",
+      }, soundOn ? "Sound: on" : "Sound: off");
+      sound.addEventListener("click", () => {
+        soundOn = !soundOn;
+        localStorage.setItem(SOUND_KEY, soundOn ? "1" : "0");
+        sound.setAttribute("aria-pressed", String(soundOn));
+        sound.textContent = soundOn ? "Sound: on" : "Sound: off";
+        if (soundOn) beep();
+      });
       const hadFocus = head.contains(document.activeElement);
-      clear(head).append(h("h1", {}, titleOf(start)), statusEl, clockEl, goingEl,
-        h("div", { class: "row" }, buttons, h("a", { href: `/watch/${gameId}`, class: "small" }, "spectator view")));
+      clear(head).append(h("h1", {}, titleOf(start, publicView && publicView.view)), statusEl, goingEl,
+        // after the end there is nothing to watch (the replay is linked with the result)
+        h("div", { class: "row" }, buttons, mode.startsWith("end") ? null : sound, mode.startsWith("end") ? null : h("a", { href: `/watch/${gameId}`, class: "small", target: "_blank", rel: "noopener", title: "What spectators see, in a new tab (you keep your seat here)" }, "spectator view")));
       if (hadFocus && buttons.length) buttons[0].focus({ preventScroll: true });
     }
     statusEl.textContent = store.end ? "The game is over."
       : away ? "A house bot plays your seat until you take it back." : mod.statusLine(obs, names, me);
 
-    // messages: rejections and notices
+    // messages: what the house bot did for this seat, refusals, notices; each goes away
     clear(messages);
-    const recent = store.rejections.slice(-2);
-    for (const r of recent) messages.appendChild(h("p", { class: "error" }, `Not accepted (${r.code}): ${r.reason}`));
-    for (const n of store.notices.slice(-1)) messages.appendChild(h("p", { class: "warn" }, n));
+    const now = Date.now();
+    const sorted = store.sortedEvents();
+    for (const t of timeouts) {
+      if (now - t.at > NOTICE_MS) continue;
+      messages.appendChild(h("p", { class: "warn timeout" }, `Time ran out, so the house bot answered for you: ${houseMove(start, sorted, t.index, names, me)}`));
+    }
+    for (const r of store.rejections.slice(-2)) {
+      if (r.code === "timeout" || now - r.at > NOTICE_MS) continue;
+      messages.appendChild(h("p", { class: "error" }, `That was not accepted: ${r.reason}`));
+    }
+    for (const n of store.notices.slice(-1)) if (away) messages.appendChild(h("p", { class: "warn" }, n));
+    if (session.stopped && !store.end) messages.appendChild(lostNotice());
     if (store.rejections.length > lastRejection) {
       lastRejection = store.rejections.length;
-      toast(store.rejections[store.rejections.length - 1].reason, "error");
+      const r = store.rejections[store.rejections.length - 1];
+      if (r.code === "timeout") {
+        timeouts.push({ at: r.at, index: store.lastIndex });
+        toast("Time ran out: the house bot answered for you.", "error");
+      } else {
+        toast(r.reason, "error");
+      }
+      setTimeout(drawSoon, NOTICE_MS + 50);
     }
 
     // board
@@ -259,23 +438,25 @@ export function renderSeat(main, gameId, navigate) {
     clear(boardBox);
     if (obs) {
       const ctx = {
-        names, me, rules: start.rules, wallet: priv.wallet, hand: priv.hand, seats: seatsInfo,
+        names, pages: start.pages, me, rules: start.rules, wallet: priv.wallet, hand: priv.hand, seats: seatsInfo,
         revealed: null, clock: auctionClock(start, obs), handSlot: start.game === "cunegonda" ? handBox : null,
+        events: sorted, memory, yourTurn: mustDecide(),
       };
       if (start.game === "kuhhandel" && store.end) {
         const last = [...store.events.values()].reverse().find((e) => e.kind === "wallets");
         if (last) ctx.revealed = last.data.wallets;
       }
       boardBox.appendChild(mod.renderBoard(obs, ctx));
+      mod.afterDraw(boardBox, memory, sorted);
     } else {
       boardBox.appendChild(h("p", { class: "muted" }, "The game begins…"));
     }
     if (store.end) {
       const result = store.end.result;
       boardBox.prepend(h("section", { class: "panel result", "aria-label": "Result" },
-        h("h2", {}, "Game over"),
-        start.game === "kuhhandel" ? KH.scoreTable(result, names) : KH.scoreTable({ ...result, details: null }, names),
-        h("p", {}, h("a", { href: `/replay/${gameId}` }, "Watch the replay"), " · ", h("a", { href: "/" }, "Back to the lobby"))));
+        h("h2", {}, endTitle(result, me)),
+        start.game === "kuhhandel" ? KH.scoreBoard(result, obs, start.rules, names, me, start.pages) : CU.roundTable(result, obs, sorted, names, me, start.pages),
+        h("p", { class: "row" }, againButton || (againButton = playAgain(gameId, start, navigate)), h("a", { class: againButton ? "button" : "button primary", href: "/" }, againButton ? "Back to the lobby" : "Play again (the lobby)"), h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay"))));
     }
 
     // actions: rebuilt only when the open requests change (a half-filled picker survives)
@@ -285,13 +466,22 @@ export function renderSeat(main, gameId, navigate) {
       shownRequests = key;
       clear(actionsBox);
       clear(handBox);
-      const ctx = { names, me, rules: start.rules, wallet: priv.wallet, hand: priv.hand, obs };
+      const ctx = { names, me, rules: start.rules, wallet: priv.wallet, hand: priv.hand, obs, dropOut,
+        passesIn: (msg) => (store.passes && store.passes[auctionKey(msg)]) || 0 };
+      if (open.length && !store.end && open.map((r) => r.request_id).join(",") !== lastDecision) {
+        lastDecision = open.map((r) => r.request_id).join(",");
+        if (soundOn && open.some((r) => !r.optional && !autoAnswered.has(r.request_id) && !autoPassReason(r))) beep();
+      }
       if (start.game === "cunegonda") {
         const req = open[0] || null;
-        handBox.appendChild(CU.handPanel(req, ctx, (action) => send(req.request_id, action)));
+        if (req || !store.end) handBox.appendChild(CU.handPanel(req, ctx, (action) => send(req.request_id, action)));
         if (!req && !store.end) actionsBox.appendChild(h("p", { class: "muted waiting" }, "Nothing to decide right now."));
       } else {
-        for (const req of open) actionsBox.appendChild(KH.actionPanel(req, ctx, (action) => send(req.request_id, action)));
+        for (const req of open) {
+          const why = autoPassReason(req);
+          if (why) { autoPass(req); continue; }
+          actionsBox.appendChild(KH.actionPanel(req, ctx, (action) => send(req.request_id, action)));
+        }
         if (!open.length && !store.end) actionsBox.appendChild(h("p", { class: "muted waiting" }, "Nothing to decide right now."));
       }
       if (open.length) {
@@ -303,11 +493,15 @@ export function renderSeat(main, gameId, navigate) {
       }
     } else if (start.game === "cunegonda" && !open.length) {
       // the hand changes without a request (passes arrive, cards are played)
-      clear(handBox).appendChild(CU.handPanel(null, { names, hand: priv.hand }, () => {}));
+      clear(handBox);
+      if (!store.end) handBox.appendChild(CU.handPanel(null, { names, hand: priv.hand }, () => {}));
     }
 
+    drawAutoNote(obs);
+    document.title = mustDecide() ? YOUR_TURN_TITLE : `${titleOf(start, publicView && publicView.view)} — ${TITLE}`;
+
     // log
-    const lines = eventLines(start.game, store.sortedEvents(), names, me);
+    const lines = eventLines(start.game, sorted, names, me);
     const oldLog = logBox.querySelector(".log");
     const atBottom = !oldLog || oldLog.scrollTop + oldLog.clientHeight >= oldLog.scrollHeight - 20;
     if (oldLog) oldLog.remove();
@@ -329,10 +523,12 @@ export function renderSeat(main, gameId, navigate) {
     // a welcome after a dropped connection: the session resumes every running game itself
     if (kind === "welcome") draw();
     if (kind === "closed") {
-      toast("The connection dropped; reconnecting…", "error");
+      // closed for good (no retry): the notice above the board says so and offers a button
+      if (data.retry) toast("The connection dropped; reconnecting…", "error");
       draw();
     }
-    if (kind === "error" && data.code !== "taken_over") toast(data.reason, "error");
+    // "replaced" is said by the notice of the closed connection that follows it
+    if (kind === "error" && data.code !== "taken_over" && data.code !== "replaced") toast(data.reason, "error");
   }));
 
   // arrive: connected already (from the lobby), or a reload (say hello again and resume)
@@ -372,9 +568,10 @@ export function renderWatch(main, gameId) {
   let view = null;
   let closed = false;
   let auctionActivity = performance.now();
+  const memory = {};
   const head = h("div", { class: "table-head" }, h("h1", {}, "Watching…"));
   const boardBox = h("div", { class: "board-col" });
-  const logBox = h("div", { class: "log-box" }, h("h2", {}, "Log"));
+  const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"));
   clear(main).appendChild(h("section", { class: "table-page spectator" }, head,
     h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox), h("div", { class: "side-col" }, logBox))));
 
@@ -403,21 +600,23 @@ export function renderWatch(main, gameId) {
       const left = quiet - (performance.now() - auctionActivity);
       clock = left <= 0 ? "Sold!" : left < quiet / 3 ? "Going twice…" : left < (2 * quiet) / 3 ? "Going once…" : "Bidding is open";
     }
-    clear(head).append(h("h1", {}, `Watching: ${titleOf(start)}`),
+    clear(head).append(h("h1", {}, `Watching: ${titleOf(start, view)}`),
       h("p", { class: "status" }, end ? "The game is over." : obs ? mod.statusLine(obs, names, null) : ""),
       h("p", { class: "small muted" }, "Spectators see what everyone at the table may see: no notes in hand, no cards in hand."));
     clear(boardBox);
+    const sorted = [...events.entries()].sort((a, b) => a[0] - b[0]);
     if (end) {
-      boardBox.appendChild(h("section", { class: "panel result" }, h("h2", {}, "Game over"),
-        KH.scoreTable(start.game === "kuhhandel" ? end.result : { ...end.result, details: null }, names),
+      boardBox.appendChild(h("section", { class: "panel result" }, h("h2", {}, endTitle(end.result, null)),
+        start.game === "kuhhandel" ? KH.scoreBoard(end.result, obs, start.rules, names, null, start.pages) : CU.roundTable(end.result, obs, sorted, names, null, start.pages),
         h("p", {}, h("a", { href: `/replay/${gameId}` }, "Watch the replay"))));
     }
     if (obs) {
-      boardBox.appendChild(mod.renderBoard(obs, { names, me: null, rules: start.rules, seats: view.seats, clock }));
+      boardBox.appendChild(mod.renderBoard(obs, { names, pages: start.pages, me: null, rules: start.rules, seats: view.seats, clock, events: sorted, memory }));
+      mod.afterDraw(boardBox, memory, sorted);
     }
     const old = logBox.querySelector(".log");
     if (old) old.remove();
-    logBox.appendChild(logList(eventLines(start.game, [...events.entries()].sort((a, b) => a[0] - b[0]), names, null)));
+    logBox.appendChild(logList(eventLines(start.game, sorted, names, null)));
     scrollLog(logBox);
   }
 
@@ -453,7 +652,11 @@ export function renderWatch(main, gameId) {
     }
   };
   open();
-  const ticker = setInterval(() => { if (!end && !closed) draw(); }, 1000);
+  // only the open auction's "going once, going twice" needs a redraw without news
+  const ticker = setInterval(() => {
+    if (!end && !closed && start && start.game === "kuhhandel" && start.rules.auction_style === "open") draw();
+  }, 1000);
   const holders = setInterval(() => { if (!end && !closed) fetcher.now(); }, HOLDERS_MS);
-  return () => { stopped = true; fetcher.stop(); clearInterval(ticker); clearInterval(holders); clearTimeout(drawTimer); ws.close(1000, "bye"); };
+  window.addEventListener("resize", drawSoon); // a trick gathered in pixels is placed again
+  return () => { stopped = true; fetcher.stop(); clearInterval(ticker); clearInterval(holders); clearTimeout(drawTimer); window.removeEventListener("resize", drawSoon); ws.close(1000, "bye"); };
 }

@@ -1,0 +1,156 @@
+"""A mixed-field panel: one bot against every seating of a fixed panel of playing styles.
+
+``cardtable arena kuhhandel --panel`` (docs/arena.md, *Mixed-field panel*): the bot under test
+(``--bots``, default ``expert``) meets every choice of ``seats - 1`` other panel bots; each such
+*seating* is a tournament of its own (seat rotation, duplicate deals, the same seed). The report
+shows each bot's win share per seating, whether the bot under test has the highest share in each,
+and each panel bot's share over all seatings.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .plan import TournamentPlan
+from .report import Report
+from .stats import wilson_interval
+
+
+def panel_refs(game: str) -> list[str]:
+    """The panel of ``game``: its built-in bots but ``random``, the simple styles, ``learned``."""
+    from cardtable.core import game_spec
+
+    bots = [name for name in game_spec(game).bots if name != "random"]
+    if game == "kuhhandel":
+        from cardtable.games.kuhhandel.bots import styles
+
+        path = Path(styles.__file__)
+        bots += [f"{path}:{cls}" for cls in ("ValueBidder", "PriceBlind", "Accepter")]
+    return bots
+
+
+def seatings(tested: str, panel: list[str], seats: int) -> list[list[str]]:
+    """Every line-up of the tested bot and ``seats - 1`` other panel bots (panel order)."""
+    others = [ref for ref in panel if ref != tested]
+    if len(others) < seats - 1:
+        return [[tested, *others, *[others[-1]] * (seats - 1 - len(others))]]
+    return [[tested, *combo] for combo in itertools.combinations(others, seats - 1)]
+
+
+@dataclass
+class PanelReport:
+    tested: str
+    reports: list[Report] = field(default_factory=list)
+
+    def leads(self) -> list[bool]:
+        """Per seating: whether the tested bot (position 1) has the highest win share."""
+        return [
+            report.rows[0].win_share >= max(row.win_share for row in report.rows)
+            for report in self.reports
+        ]
+
+    def totals(self) -> list[tuple[str, float, int]]:
+        """Each bot's (reference, wins, games) over all its seatings, highest share first (a
+        win shared by a tie counts as a fraction, as in the tournament report)."""
+        sums: dict[str, list[float]] = {}
+        for report in self.reports:
+            for row in report.rows:
+                acc = sums.setdefault(row.entry.ref, [0, 0])
+                acc[0] += row.wins
+                acc[1] += row.games
+        ranked = sorted(sums.items(), key=lambda kv: -kv[1][0] / max(1, kv[1][1]))
+        return [(ref, wins, int(games)) for ref, (wins, games) in ranked]
+
+    def to_text(self) -> str:
+        lines = [f"mixed-field panel: {self.tested} against every seating of the panel", ""]
+        leads = self.leads()
+        for i, (report, top) in enumerate(zip(self.reports, leads, strict=True), 1):
+            rows = report.rows
+            lines.append(
+                f"seating {i}: {', '.join(row.entry.label for row in rows)} "
+                f"({rows[0].games} games each): {rows[0].entry.label} "
+                + ("highest" if top else "NOT highest")
+            )
+            for row in rows:
+                lo, hi = wilson_interval(row.wins, row.games)
+                lines.append(
+                    f"  {row.entry.label:<24} {100 * row.win_share:5.1f}% "
+                    f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
+                )
+        lines.append("")
+        lines.append(
+            f"{self.tested} has the highest win share in {sum(leads)} of {len(self.reports)} "
+            "seatings"
+        )
+        lines.append("each bot over all its seatings:")
+        for name, wins, games in self.totals():
+            lo, hi = wilson_interval(wins, games)
+            share = wins / games if games else math.nan
+            lines.append(
+                f"  {_short(name):<24} {100 * share:5.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%]"
+                f" of {games} games"
+            )
+        return "\n".join(lines) + "\n"
+
+    def to_json(self) -> dict[str, Any]:
+        """The panel as one object: each seating's tournament report (``Report.to_json``) with
+        ``tested_highest``, the count of seatings led, and each bot's share over all."""
+        leads = self.leads()
+        seatings = [
+            {**report.to_json(), "tested_highest": top}
+            for report, top in zip(self.reports, leads, strict=True)
+        ]
+        totals = []
+        for ref, wins, games in self.totals():
+            lo, hi = wilson_interval(wins, games)
+            totals.append(
+                {
+                    "ref": ref,
+                    "bot": _short(ref),
+                    "wins": wins,
+                    "games": games,
+                    "win_share": wins / games if games else None,
+                    "win_share_low": lo,
+                    "win_share_high": hi,
+                }
+            )
+        return {
+            "tested": self.tested,
+            "seatings": seatings,
+            "highest_in": sum(leads),
+            "totals": totals,
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2) + "\n"
+
+
+def run_panel(
+    plan_for: Callable[[list[str]], TournamentPlan],
+    tested: str,
+    lineups: list[list[str]],
+    run: Callable[[TournamentPlan], Report],
+    on_report: Callable[[Report], Any] | None = None,
+) -> PanelReport:
+    """Play one tournament per line-up and collect the reports."""
+    out = PanelReport(tested)
+    for lineup in lineups:
+        report = run(plan_for(lineup))
+        out.reports.append(report)
+        if on_report is not None:
+            on_report(report)
+    return out
+
+
+def _short(ref: str) -> str:
+    """``heuristic``, or ``styles.py:PriceBlind`` for a file reference."""
+    if ":" not in ref:
+        return ref
+    path, _, cls = ref.rpartition(":")
+    return f"{Path(path).name}:{cls}"

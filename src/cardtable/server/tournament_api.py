@@ -1,0 +1,105 @@
+"""The tournaments' HTTP API (``/api/tournaments``) and standings page (``/tournaments/ID``).
+
+Reading is open to everyone; creating and pausing, resuming or cancelling need the organiser's
+token (``admin_token`` in the server's config) as ``Authorization: Bearer TOKEN``.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, Response
+
+from cardtable.server.store.db import Store
+from cardtable.server.tournaments import TournamentError, TournamentSpec, TournamentStore
+from cardtable.server.web import STATIC
+
+router = APIRouter()
+
+
+def _db(request: Request) -> TournamentStore:
+    store: Store = request.app.state.store
+    return TournamentStore(store)
+
+
+def _organiser(request: Request) -> None:
+    expected = request.app.state.settings.admin_token
+    given = request.headers.get("authorization", "")
+    token = given[7:] if given.lower().startswith("bearer ") else ""
+    if not expected:
+        raise HTTPException(403, "this server has no admin_token: no one can organise")
+    if not hmac.compare_digest(token.encode(), expected.encode()):
+        raise HTTPException(401, "the organiser's token is missing or wrong")
+
+
+def _fail(exc: TournamentError) -> HTTPException:
+    return HTTPException(exc.status, exc.reason)
+
+
+@router.post("/api/tournaments", status_code=201, summary="Create a tournament (organiser)")
+def create(spec: TournamentSpec, request: Request) -> dict[str, Any]:
+    _organiser(request)
+    db = _db(request)
+    try:
+        tid = db.create(spec)
+    except TournamentError as exc:
+        raise _fail(exc) from None
+    info = db.get(tid)
+    assert info is not None
+    return {**info, "url": f"/tournaments/{tid}"}
+
+
+@router.get("/api/tournaments/{tid}", summary="A tournament: settings, field, schedule counts")
+def status(tid: str, request: Request) -> dict[str, Any]:
+    info = _db(request).get(tid)
+    if info is None:
+        raise HTTPException(404, f"no tournament {tid!r}")
+    return info
+
+
+@router.post("/api/tournaments/{tid}/{action}", summary="pause, resume or cancel (organiser)")
+async def act(tid: str, action: str, request: Request) -> dict[str, Any]:
+    _organiser(request)
+    db = _db(request)
+    try:
+        new = db.set_status(tid, action)
+    except TournamentError as exc:
+        raise _fail(exc) from None
+    await request.app.state.hub.tournaments.changed(tid)
+    return {"id": tid, "status": new}
+
+
+@router.get("/api/tournaments/{tid}/standings", summary="Live (or final) standings")
+def standings(tid: str, request: Request) -> dict[str, Any]:
+    try:
+        return _db(request).standings(tid)
+    except TournamentError as exc:
+        raise _fail(exc) from None
+
+
+@router.get("/api/tournaments/{tid}/games", summary="Every planned game and its state")
+def games(tid: str, request: Request) -> dict[str, Any]:
+    db = _db(request)
+    if db.get(tid) is None:
+        raise HTTPException(404, f"no tournament {tid!r}")
+    return {"games": db.games_list(tid)}
+
+
+@router.get("/api/tournaments/{tid}/archive", summary="Records, standings (JSON, CSV) as a zip")
+def archive(tid: str, request: Request) -> Response:
+    try:
+        data = _db(request).archive(tid)
+    except TournamentError as exc:
+        raise _fail(exc) from None
+    return Response(
+        data,
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="tournament-{tid}.zip"'},
+    )
+
+
+@router.get("/tournaments/{tid}", include_in_schema=False)
+def page(tid: str) -> FileResponse:
+    return FileResponse(STATIC / "tournament.html", headers={"Cache-Control": "no-cache"})

@@ -1,0 +1,278 @@
+// People's accounts: the sign-in page (/signin), the account panel, and the small hooks other
+// pages use (the lobby's "play as NAME", the rated choice, the invite link, "play again").
+//
+// The session lives in an HttpOnly cookie this script cannot read; GET /api/account says who is
+// signed in and hands out the CSRF token that every POST echoes in X-CSRF-Token (docs/server.md,
+// "Accounts"). A guest who signs up or signs in sends its resume token along, so the games it
+// played in this browser move to the account.
+
+import { h, clear, toast } from "./dom.js";
+import { session, Session } from "./session.js";
+
+const GUEST_KEY = "cardtable.guest";
+
+let current = null; // the last GET /api/account
+
+/** Who is signed in (cached; `fresh` asks again). */
+export async function account(fresh = false) {
+  if (current && !fresh) return current;
+  try {
+    const reply = await fetch("/api/account", { headers: { Accept: "application/json" }, credentials: "same-origin" });
+    current = reply.ok ? await reply.json() : { signed_in: false };
+  } catch (_) {
+    current = { signed_in: false };
+  }
+  return current;
+}
+
+/** A POST with the CSRF token; resolves to the JSON reply or throws its detail. */
+async function post(path, body = {}) {
+  const me = await account();
+  const reply = await fetch(path, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": me.csrf_token || "" },
+    body: JSON.stringify(body),
+  });
+  let data = {};
+  try { data = await reply.json(); } catch (_) { /* 204 */ }
+  if (!reply.ok) {
+    const err = new Error(typeof data.detail === "string" ? data.detail : (data.detail ? data.detail.map((d) => d.msg).join("; ") : `${reply.status}`));
+    err.status = reply.status;
+    err.retryAfter = data.retry_after;
+    throw err;
+  }
+  return data;
+}
+
+/** This browser's guest identity (its resume token), if it ever played as a guest. */
+export function guestIdentity() {
+  const saved = Session.saved();
+  if (saved && saved.kind === "guest" && saved.token) return saved;
+  try { return JSON.parse(localStorage.getItem(GUEST_KEY) || "null"); } catch (_) { return null; }
+}
+
+function keepGuest() {
+  const saved = Session.saved();
+  if (saved && saved.kind === "guest" && saved.token) localStorage.setItem(GUEST_KEY, JSON.stringify(saved));
+}
+
+/** The identity the lobby connects with: the signed-in person, else what the browser saved. */
+export async function preferredIdentity() {
+  const me = await account();
+  if (me.signed_in) return { kind: "person", name: me.name };
+  const saved = Session.saved();
+  return saved && saved.kind !== "person" ? saved : null;
+}
+
+async function afterSignIn(me, navigate) {
+  current = null;
+  await account(true);
+  keepGuest();
+  session.disconnect();
+  localStorage.setItem("cardtable.identity", JSON.stringify({ kind: "person", name: me.name }));
+  try { await session.connect({ kind: "person", name: me.name }); } catch (err) { toast(err.message, "error"); }
+  const back = new URLSearchParams(location.search).get("next");
+  navigate(back && back.startsWith("/") && !back.startsWith("//") ? back : "/");
+}
+
+/** Sign out this browser (or everywhere); the tab goes on as nobody. */
+export async function signOut(everywhere = false) {
+  try {
+    await post(everywhere ? "/api/account/signout-everywhere" : "/api/account/signout");
+  } catch (err) {
+    toast(err.message, "error");
+    return false;
+  }
+  current = null;
+  session.disconnect();
+  Session.forget();
+  const guest = guestIdentity();
+  if (guest) localStorage.setItem("cardtable.identity", JSON.stringify(guest));
+  await account(true);
+  toast(everywhere ? "Signed out on every device." : "Signed out.");
+  return true;
+}
+
+function field(id, label, input, help) {
+  input.id = id;
+  return h("div", { class: "field" }, h("label", { for: id }, label), input,
+    help ? h("small", { class: "muted", id: `${id}-help` }, help) : null);
+}
+
+/** The sign-in page: sign in, create an account, or (signed in) the account's settings. */
+export function renderSignIn(main, navigate) {
+  clear(main).appendChild(h("p", { class: "muted" }, "Loading…"));
+  account(true).then((me) => {
+    if (!main.isConnected) return;
+    if (me.signed_in) drawAccount(main, me, navigate);
+    else drawSignIn(main, navigate);
+  });
+}
+
+function drawSignIn(main, navigate) {
+  const guest = guestIdentity();
+  const claimId = "acc-claim";
+  const claim = () => (guest ? h("div", { class: "field check" },
+    h("input", { type: "checkbox", id: claimId, checked: true, name: "claim" }),
+    h("label", { for: claimId }, `Keep the games I played here as the guest “${guest.name}”`)) : null);
+  const status = h("p", { class: "account-error", role: "alert" });
+  const withClaim = (form, body) => {
+    const box = form.querySelector("input[name=claim]");
+    if (guest && box && box.checked) body.guest_token = guest.token;
+    return body;
+  };
+  const signInName = h("input", { type: "text", name: "name", autocomplete: "username", required: true, maxlength: 32 });
+  const signInPassword = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true });
+  const signIn = h("form", { class: "panel account-form", "aria-labelledby": "signin-h", onsubmit: async (ev) => {
+    ev.preventDefault();
+    status.textContent = "";
+    try {
+      const me = await post("/api/account/signin", withClaim(signIn, { name: signInName.value, password: signInPassword.value }));
+      if (me.claimed_games) toast(`${me.claimed_games} guest game(s) moved to your account.`);
+      await afterSignIn(me, navigate);
+    } catch (err) {
+      status.textContent = err.status === 429 ? `Too many wrong passwords: try again in ${err.retryAfter} s.` : err.message;
+    }
+  } }, h("h2", { id: "signin-h" }, "Sign in"),
+  field("signin-name", "Name", signInName), field("signin-password", "Password", signInPassword),
+  claim(), h("button", { type: "submit", class: "primary" }, "Sign in"));
+
+  const upName = h("input", { type: "text", name: "name", autocomplete: "username", required: true, minlength: 2, maxlength: 32, value: guest ? guest.name : "" });
+  const upPassword = h("input", { type: "password", name: "password", autocomplete: "new-password", required: true, minlength: 8, maxlength: 256, "aria-describedby": "signup-password-help" });
+  const signUp = h("form", { class: "panel account-form", "aria-labelledby": "signup-h", onsubmit: async (ev) => {
+    ev.preventDefault();
+    status.textContent = "";
+    try {
+      const me = await post("/api/account/signup", withClaim(signUp, { name: upName.value, password: upPassword.value }));
+      if (me.claimed_games) toast(`${me.claimed_games} guest game(s) moved to your account.`);
+      await afterSignIn(me, navigate);
+    } catch (err) {
+      status.textContent = err.message;
+    }
+  } }, h("h2", { id: "signup-h" }, "Create an account"),
+  field("signup-name", "Name", upName, "2 to 32 letters, digits, spaces, '-', '_' or '.'; one name for people and bots alike."),
+  field("signup-password", "Password", upPassword, "At least 8 characters."),
+  claim(), h("button", { type: "submit", class: "primary" }, "Create the account"));
+
+  clear(main).appendChild(h("div", { class: "account-page" },
+    h("h1", {}, "Sign in"),
+    h("p", { class: "lead" }, "With an account you get a rating, a profile with your games, and you can play rated games with friends. You can also go on ",
+      h("a", { href: "/" }, "playing as a guest"), "."),
+    status,
+    h("div", { class: "account-forms" }, signIn, signUp)));
+}
+
+function drawAccount(main, me, navigate) {
+  const status = h("p", { class: "account-error", role: "alert" });
+  const old = h("input", { type: "password", autocomplete: "current-password", required: true });
+  const fresh = h("input", { type: "password", autocomplete: "new-password", required: true, minlength: 8 });
+  const change = h("form", { class: "panel account-form", "aria-labelledby": "pw-h", onsubmit: async (ev) => {
+    ev.preventDefault();
+    status.textContent = "";
+    try {
+      await post("/api/account/password", { old: old.value, new: fresh.value });
+      old.value = ""; fresh.value = "";
+      toast("Password changed; every other device is signed out.");
+    } catch (err) { status.textContent = err.message; }
+  } }, h("h2", { id: "pw-h" }, "Change the password"),
+  field("pw-old", "Current password", old), field("pw-new", "New password", fresh),
+  h("button", { type: "submit" }, "Change the password"));
+  const guest = guestIdentity();
+  const claimBox = guest ? h("section", { class: "panel", "aria-labelledby": "claim-h" },
+    h("h2", { id: "claim-h" }, "Games played as a guest"),
+    h("p", {}, `This browser played as the guest “${guest.name}”. Move those games to your account?`),
+    h("button", { type: "button", onclick: async () => {
+      try {
+        const reply = await post("/api/account/claim", { guest_token: guest.token });
+        toast(`${reply.claimed_games} game(s) moved to your account.`);
+      } catch (err) { status.textContent = err.message; }
+    } }, "Move them")) : null;
+  clear(main).appendChild(h("div", { class: "account-page" },
+    h("h1", {}, "Your account"),
+    h("p", { class: "lead" }, "Signed in as ", h("strong", {}, me.name), ". ",
+      h("a", { href: `/players/${encodeURIComponent(me.name)}` }, "Your profile"), " · ", h("a", { href: "/" }, "Play")),
+    status,
+    h("div", { class: "account-forms" },
+      h("section", { class: "panel", "aria-labelledby": "out-h" }, h("h2", { id: "out-h" }, "Sign out"),
+        h("div", { class: "row" },
+          h("button", { type: "button", onclick: async () => { if (await signOut(false)) navigate("/"); } }, "Sign out"),
+          h("button", { type: "button", onclick: async () => { if (await signOut(true)) navigate("/"); } }, "Sign out everywhere"))),
+      change, claimBox)));
+}
+
+/** The lobby's box for people with an account (shown when no identity is connected). */
+export function accountBox(connect) {
+  const box = h("div", { class: "account-box" });
+  account().then((me) => {
+    if (me.signed_in) {
+      box.append(h("p", {}, "Signed in as ", h("strong", {}, me.name), ". "),
+        h("button", { type: "button", class: "primary", onclick: () => connect({ kind: "person", name: me.name }) }, `Play as ${me.name}`));
+    } else {
+      box.append(h("p", {}, h("a", { href: "/signin" }, "Sign in or create an account"),
+        " for a rating and a profile, or play as a guest:"));
+    }
+  });
+  return box;
+}
+
+/** The "rated" choice of the lobby's forms: only for people with an account and bots. */
+export function ratedChoice(id) {
+  if (!session.connected || session.you.kind === "guest") return { control: null, read: () => false };
+  const box = h("input", { type: "checkbox", id, name: "rated" });
+  return {
+    control: h("div", { class: "field check" }, box, h("label", { for: id }, "Rated game (your rating changes; no guests at the table)")),
+    read: () => box.checked,
+  };
+}
+
+/** "rated" / "unrated" as the lobby says it. */
+export function ratedWords(rated) {
+  return rated ? h("span", { class: "tag rated" }, "rated") : h("span", { class: "tag unrated" }, "unrated");
+}
+
+/** The invite as a link a friend can open (the lobby joins the table by itself). */
+export function inviteLink(code) {
+  const url = `${location.origin}/?invite=${encodeURIComponent(code)}`;
+  return h("p", { class: "invite-link" }, "Invite link: ",
+    h("a", { href: url, "data-invite-link": code }, url), " ",
+    h("button", { type: "button", onclick: async () => {
+      try { await navigator.clipboard.writeText(url); toast("Link copied."); } catch (_) { toast(url); }
+    } }, "Copy link"));
+}
+
+/** An invite code in the address (/?invite=CODE) once the lobby's identity is connected. */
+export function pendingInvite() {
+  const code = new URLSearchParams(location.search).get("invite");
+  return code ? code.trim().toUpperCase() : null;
+}
+
+/**
+ * The end-of-game "Play again" button (table.js's result panel): the same seats and rules.
+ * Each person confirms by pressing it; the house bots come back by themselves.
+ */
+export function playAgain(gameId, start, navigate) {
+  if (!start || !["practice", "private"].includes(start.lobby) || start.seat === null) return null;
+  const status = h("span", { class: "again-status", role: "status" });
+  const button = h("button", { type: "button", class: "primary", "data-again": gameId, onclick: () => {
+    try {
+      session.send({ type: "join", lobby: "private", again: gameId });
+      button.disabled = true;
+      status.textContent = "Waiting for the others…";
+    } catch (err) { status.textContent = err.message; }
+  } }, "Play again (same seats and rules)");
+  const off = session.on((kind, data) => {
+    if (!button.isConnected) { off(); return; }
+    if (kind === "table" && data.again === gameId) {
+      const waiting = data.open_seats;
+      status.textContent = waiting ? `Waiting for ${waiting} more player${waiting === 1 ? "" : "s"} to press Play again (at the table: ${data.players.join(", ")}).` : "Starting…";
+    } else if (kind === "game" && data.start && data.id !== gameId && !data.end) {
+      off();
+      navigate(`/table/${data.id}`);
+    } else if (kind === "error" && button.disabled && ["bad_join", "unknown_game", "busy"].includes(data.code)) {
+      status.textContent = data.reason;
+      button.disabled = data.code === "unknown_game";
+    }
+  });
+  return h("span", { class: "play-again" }, button, status);
+}

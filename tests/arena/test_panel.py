@@ -1,0 +1,73 @@
+"""The mixed-field panel (``cardtable arena --panel``): every seating, each bot's share."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from cardtable.arena import TournamentPlan, make_entries, panel, run_tournament
+from cardtable.arena.panel import panel_refs, run_panel, seatings
+from cardtable.cli import main
+
+
+def test_the_kuhhandel_panel_has_the_styles_and_no_random() -> None:
+    refs = panel_refs("kuhhandel")
+    assert "heuristic" in refs and "expert" in refs and "random" not in refs
+    assert any(r.endswith(":PriceBlind") for r in refs)
+    assert any(r.endswith(":Accepter") for r in refs)
+    assert any(r.endswith(":ValueBidder") for r in refs)
+
+
+def test_a_panel_plays_every_seating_and_reports_each_share() -> None:
+    styles = [r for r in panel_refs("kuhhandel") if ":" in r]
+    panel = ["heuristic", "random", *styles]
+    lineups = seatings("heuristic", panel, 3)
+    assert len(lineups) == 6  # the 4 others, 2 at a time
+    assert all(lineup[0] == "heuristic" and len(set(lineup)) == 3 for lineup in lineups)
+
+    def plan_for(lineup: list[str]) -> TournamentPlan:
+        return TournamentPlan("kuhhandel", "classic", 3, make_entries(lineup, 3), 1, seed=4)
+
+    result = run_panel(plan_for, "heuristic", lineups, lambda plan: run_tournament(plan))
+    assert len(result.reports) == 6
+    assert all(report.rows[0].games == 3 for report in result.reports)
+    text = result.to_text()
+    assert sum(line.startswith("seating ") for line in text.splitlines()) == 6
+    assert "has the highest win share in" in text
+    for name in ("heuristic", "random", "styles.py:PriceBlind", "styles.py:Accepter"):
+        assert f"  {name}" in text
+
+
+def test_the_panel_command_writes_every_seating_as_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a smaller panel than the real one (no expert, no learned): the same command, quicker
+    styles = [r for r in panel_refs("kuhhandel") if ":" in r]
+    monkeypatch.setattr(panel, "panel_refs", lambda game: ["heuristic", "random", *styles])
+    out = tmp_path / "panel.json"
+    code = main(
+        [
+            "arena", "kuhhandel", "--rules", "classic", "--panel", "--bots", "heuristic",
+            "--seats", "3", "--games", "3", "--seed", "5", "--no-progress", "--json", str(out),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert data["tested"] == "heuristic"
+    assert len(data["seatings"]) == math.comb(4, 2)  # the 4 others, two at a time
+    for seating in data["seatings"]:
+        assert seating["entries"][0]["ref"] == "heuristic" and seating["games"] == 3
+        shares = [e["win_share"] for e in seating["entries"]]
+        assert seating["tested_highest"] == (shares[0] >= max(shares))
+    assert data["highest_in"] == sum(s["tested_highest"] for s in data["seatings"])
+    # each bot's total is the sum of its rows over the seatings
+    for total in data["totals"]:
+        rows = [e for s in data["seatings"] for e in s["entries"] if e["ref"] == total["ref"]]
+        assert total["games"] == sum(e["games"] for e in rows)
+        assert total["wins"] == sum(e["wins"] for e in rows)
+    assert {t["bot"] for t in data["totals"]} == {"heuristic", "random"} | {
+        "styles.py:" + r.rpartition(":")[2] for r in styles
+    }

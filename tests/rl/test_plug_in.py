@@ -1,0 +1,240 @@
+"""The environments plug into the libraries' own checkers and conventions (issue #24):
+Gymnasium's and SB3's ``check_env``, ``gym.make``/``make_vec``, ``pickle``/``deepcopy`` mid-episode,
+opponents as agent objects, the ``illegal_action`` choices, zero-sum rank rewards with ties, the
+terminal mask under Gymnasium's default autoreset."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+import warnings
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import cardtable.rl  # noqa: F401  (registers the Gymnasium ids)
+from cardtable.core.contract import Result, Termination
+from cardtable.games.kuhhandel.bots import HeuristicBot, RandomBot
+from cardtable.rl import CardtableEnv, PolicyAgent, SingleSeatEnv, final_rewards
+
+from .conftest import ENV_IDS, ENVIRONMENTS, random_index
+
+
+def _single(game: str, rules: Any, seats: int, **kw: Any) -> SingleSeatEnv:
+    return SingleSeatEnv(game, rules, seats, **kw)
+
+
+@pytest.mark.parametrize(("game", "rules", "seats"), ENVIRONMENTS, ids=ENV_IDS)
+@pytest.mark.parametrize("illegal", ["penalize", "first_legal"])
+def test_gymnasium_check_env_passes(game: str, rules: Any, seats: int, illegal: str) -> None:
+    """Gymnasium's checker steps random actions: with ``illegal_action`` "penalize" or
+    "first_legal" every preset and Cunegonda pass it. The only warnings left say that the
+    vector's Box is unbounded (-inf, inf), which it is by design (docs/rl.md)."""
+    name = "cardtable/Kuhhandel-v0" if game == "kuhhandel" else "cardtable/Cunegonda-v0"
+    env = gym.make(name, rules=rules, seats=seats, opponents="random", illegal_action=illegal)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped, skip_render_check=False)
+    left = {str(w.message) for w in caught} - {
+        f"\x1b[33mWARN: A Box observation space {end} value is {inf}. This is probably too {way}."
+        "\x1b[0m"
+        for end, inf, way in (("minimum", "-infinity", "low"), ("maximum", "infinity", "high"))
+    }
+    assert not left
+
+
+@pytest.mark.parametrize(("game", "rules", "seats"), ENVIRONMENTS, ids=ENV_IDS)
+def test_stable_baselines3_check_env_passes(game: str, rules: Any, seats: int) -> None:
+    sb3_env_checker = pytest.importorskip(
+        "stable_baselines3.common.env_checker", reason="stable-baselines3 (the train extra)"
+    )
+    env = _single(game, rules, seats, opponents="random", illegal_action="penalize")
+    sb3_env_checker.check_env(env, warn=True)
+
+
+def test_illegal_action_raise_penalize_first_legal() -> None:
+    bad = 0  # "pass" is not allowed on the learner's first turn (draw or trade)
+    env = _single("kuhhandel", "classic", 4, opponents="random")
+    obs, _ = env.reset(seed=2)
+    assert obs["action_mask"][bad] == 0
+    with pytest.raises(ValueError):
+        env.step(bad)
+    env = _single("kuhhandel", "classic", 4, opponents="random", illegal_action="penalize")
+    env.reset(seed=2)
+    obs, reward, terminated, truncated, info = env.step(bad)
+    assert (reward, terminated, truncated, info["illegal"]) == (-1.0, True, False, True)
+    with pytest.raises(RuntimeError):
+        env.step(1)
+    first = _single("kuhhandel", "classic", 4, opponents="random", illegal_action="first_legal")
+    plain = _single("kuhhandel", "classic", 4, opponents="random")
+    first.reset(seed=2)
+    o2, _ = plain.reset(seed=2)
+    a = first.step(bad)
+    b = plain.step(int(np.flatnonzero(o2["action_mask"])[0]))
+    assert a[4]["illegal"] is True
+    assert np.array_equal(a[0]["observation"], b[0]["observation"])
+    with pytest.raises(ValueError, match="illegal_action"):
+        _single("kuhhandel", "classic", 4, illegal_action="ignore")
+
+
+def test_aec_penalize_ends_the_game_for_everyone() -> None:
+    env = CardtableEnv("kuhhandel", "classic", 4, illegal_action="penalize")
+    env.reset(seed=2)
+    culprit = env.agent_selection
+    env.step(0)  # pass: not allowed on a first turn
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards[culprit] == -1.0
+    assert sum(env._cumulative_rewards.values()) == -1.0
+    assert env.infos[culprit]["illegal"] == culprit
+    for _agent in env.agent_iter():
+        env.step(None)
+    assert env.agents == []
+
+
+def test_render_mode_is_checked() -> None:
+    with pytest.raises(ValueError, match="render_mode"):
+        _single("kuhhandel", "classic", 4, render_mode="rgb_array")
+    env = _single("kuhhandel", "classic", 4, render_mode="ansi")
+    env.reset(seed=1)
+    assert "starts" in env.render()
+
+
+def _play(env: Any, obs: Any, rng: random.Random) -> list[tuple[bytes, bytes, float]]:
+    steps = []
+    while True:
+        obs, reward, terminated, truncated, _info = env.step(random_index(obs["action_mask"], rng))
+        steps.append((obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
+        if terminated or truncated:
+            return steps
+
+
+def _play_aec(env: CardtableEnv, rng: random.Random) -> list[tuple[str, bytes, bytes, float]]:
+    steps = []
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _info = env.last()
+        steps.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
+        env.step(None if terminated or truncated else random_index(obs["action_mask"], rng))
+    return steps
+
+
+@pytest.mark.parametrize(("game", "rules", "seats"), ENVIRONMENTS, ids=ENV_IDS)
+def test_pickle_and_deepcopy_mid_episode_continue_identically(
+    game: str, rules: Any, seats: int
+) -> None:
+    env = _single(game, rules, seats, opponents="heuristic")
+    obs, _ = env.reset(seed=9)
+    rng = random.Random(9)
+    for _ in range(8):
+        obs, *_ = env.step(random_index(obs["action_mask"], rng))
+    copies = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    runs = [_play(e, copy.deepcopy(obs), random.Random(1)) for e in [env, *copies]]
+    assert len(runs[0]) > 5 and runs[0] == runs[1] == runs[2]
+
+    aec = CardtableEnv(game, rules, seats)
+    aec.reset(seed=9)
+    for _ in range(40):
+        aec.step(random_index(aec.action_mask(), rng))
+    copies_aec = [pickle.loads(pickle.dumps(aec)), copy.deepcopy(aec)]
+    runs_aec = [_play_aec(e, random.Random(2)) for e in [aec, *copies_aec]]
+    assert len(runs_aec[0]) > 5 and runs_aec[0] == runs_aec[1] == runs_aec[2]
+
+
+class _Counting(HeuristicBot):
+    """A heuristic bot that counts the requests it answered."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed=seed)
+        self.answered = 0
+
+    def act(self, observation: Any, request: Any) -> Any:
+        self.answered += 1
+        return super().act(observation, request)
+
+
+def test_learner_trains_against_a_list_of_agent_objects() -> None:
+    """Opponents as agent objects, at construction and per episode through
+    ``reset(options={"opponents": ...})``: a linear masked policy improves its return against
+    them with a few REINFORCE updates (it only has to move, not to win), and the objects passed
+    are the ones that play."""
+    first = [_Counting(1), RandomBot(seed=2), _Counting(3)]
+    env = SingleSeatEnv("kuhhandel", "classic", 4, opponents=first, seat=0)
+    n_obs, n_act = env.observation_space["observation"].shape[0], env.action_space.n
+    rng = np.random.default_rng(0)
+    weights = np.zeros((n_act, n_obs))
+    league = [first, [_Counting(4), _Counting(5), RandomBot(seed=6)]]
+    for episode in range(6):
+        opponents = league[episode % 2]
+        obs, _ = env.reset(seed=episode, options={"opponents": opponents})
+        assert [env.bots[s] for s in (1, 2, 3)] == opponents
+        grads, done, reward = [], False, 0.0
+        while not done:
+            logits = weights @ obs["observation"]
+            logits[obs["action_mask"] == 0] = -np.inf
+            p = np.exp(logits - logits.max())
+            p /= p.sum()
+            a = int(rng.choice(n_act, p=p))
+            grads.append(np.outer(np.eye(n_act)[a] - p, obs["observation"]))
+            obs, reward, terminated, truncated, _ = env.step(a)
+            done = terminated or truncated
+        weights += 0.01 * reward * sum(grads)
+    assert all(bot.answered > 0 for bot in (league[0][0], league[0][2], *league[1][:2]))
+    assert np.abs(weights).sum() > 0
+    # a trained policy as an opponent object: PolicyAgent
+    agent = PolicyAgent(lambda o: int(np.flatnonzero(o["action_mask"])[0]), "kuhhandel")
+    obs, _ = env.reset(seed=1, options={"opponents": [agent, "heuristic", first[1]]})
+    _play(env, obs, random.Random(0))
+    assert agent.steps > 0
+    with pytest.raises(TypeError):
+        env.reset(options={"opponents": [object(), "random", "random"]})
+    with pytest.raises(ValueError):
+        env.reset(options={"opponents": ["random"]})
+
+
+def test_gym_make_and_make_vec() -> None:
+    env = gym.make("cardtable/Kuhhandel-v0", rules="classic", seats=4, opponents="heuristic")
+    obs, _ = env.reset(seed=1)
+    assert obs["action_mask"].sum() > 0
+    assert env.spec is not None and env.spec.id == "cardtable/Kuhhandel-v0"
+    cune = gym.make("cardtable/Cunegonda-v0", rules={"rounds": 1})
+    obs, _ = cune.reset(seed=1)
+    assert obs["action_mask"].sum() > 0
+    envs = gym.make_vec("cardtable/Kuhhandel-v0", num_envs=2, rules="classic", seats=4)
+    obs, _ = envs.reset(seed=3)
+    assert obs["action_mask"].shape == (2, envs.single_action_space.n)
+
+
+def test_next_step_autoreset_never_gives_an_empty_mask() -> None:
+    """Gymnasium ≥ 1.0 vector environments hand out the terminal observation and reset on the
+    next step (``NEXT_STEP``): that observation allows index 0 (a no-op), so a masked policy
+    never sees an empty mask; the action it picks then is ignored."""
+    envs = gym.make_vec(
+        "cardtable/Kuhhandel-v0", num_envs=2, rules="master-duel", seats=2, opponents="random"
+    )
+    rng = random.Random(0)
+    obs, _ = envs.reset(seed=5)
+    ends = 0
+    for _ in range(3000):
+        masks = obs["action_mask"]
+        assert masks.sum(axis=1).min() > 0
+        obs, _r, terminated, truncated, _i = envs.step(
+            np.array([random_index(m, rng) for m in masks])
+        )
+        ends += int(np.sum(terminated | truncated))
+        if ends >= 3:
+            break
+    assert ends >= 3
+
+
+def _result(places: list[int]) -> Result:
+    return Result(Termination.NORMAL, tuple(0.0 for _ in places), tuple(places))
+
+
+def test_rank_rewards_are_zero_sum_with_ties() -> None:
+    rewards = final_rewards(_result([1, 0, 2, 2]), "rank")
+    assert rewards == pytest.approx([1 / 3, 1, -2 / 3, -2 / 3])
+    for places in ([0, 0, 1, 2], [0, 1, 1, 1], [0, 0, 0, 0], [2, 0, 1], [0, 1]):
+        assert sum(final_rewards(_result(places), "rank")) == pytest.approx(0.0)

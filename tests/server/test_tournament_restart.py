@@ -1,0 +1,215 @@
+"""The real thing: ``cardtable serve`` as a process, an organiser's ``cardtable tournament``
+commands, ``cardtable bot --tournament`` processes, and a SIGKILL of the server mid-way. The
+tournament completes with every planned game played exactly once and standings equal to a
+recomputation from the stored records."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from cardtable.arena.plan import Entry
+from cardtable.arena.play import GameOutcome
+from cardtable.arena.stats import standings
+from loopback import LOOPBACK
+
+pytestmark = pytest.mark.timeout(240)
+
+CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
+ADMIN = "organiser-secret"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve(db: str, port: int, log: Path, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+    env = {**os.environ, "CARDTABLE_ADMIN_TOKEN": ADMIN}
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [CARDTABLE, "serve", "--port", str(port), "--db", db, "--log-level", "info", *extra],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+    try:
+        end = time.monotonic() + 40
+        while True:
+            try:
+                if (
+                    LOOPBACK.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code
+                    == 200
+                ):
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < end and proc.poll() is None, log.read_text()[-3000:]
+            time.sleep(0.2)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def organiser(url: str, *args: str) -> str:
+    done = subprocess.run(
+        [CARDTABLE, "tournament", "--server", url, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "CARDTABLE_ADMIN_TOKEN": ADMIN},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def recompute(url: str, tid: str) -> dict[str, tuple[int, float, float]]:
+    """games, wins and mean score per entrant from the stored records alone."""
+    info = LOOPBACK.get(f"{url}/api/tournaments/{tid}").json()
+    names = [e["name"] for e in info["entrants"]]
+    games = LOOPBACK.get(f"{url}/api/tournaments/{tid}/games").json()["games"]
+    outcomes = []
+    for g in sorted((g for g in games if g["state"] == "done"), key=lambda g: g["slot"]):
+        record = LOOPBACK.get(f"{url}/api/games/{g['game_id']}/record").json()
+        seating = tuple(names.index(n) for n in record["names"])
+        result = record["result"]
+        n = len(seating)
+        outcomes.append(
+            GameOutcome(
+                g["deal"],
+                g["rotation"],
+                seating,
+                result["termination"],
+                tuple(result["scores"]),
+                tuple(result["places"]),
+                0,
+                (),
+                (0,) * n,
+                (0.0,) * n,
+                (0.0,) * n,
+            )
+        )
+    rows = standings([Entry(i, n, n) for i, n in enumerate(names)], outcomes)
+    return {r.entry.label: (r.games, r.wins, r.score.mean) for r in rows}
+
+
+def test_sigkill_mid_tournament(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cup.db'}"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = tmp_path / "server.log"
+    names = [f"kb{i}" for i in range(4)]
+    bots: list[subprocess.Popen[str]] = []
+    try:
+        with serve(db, port, log) as proc:
+            tokens = {
+                n: LOOPBACK.post(f"{url}/api/bots", json={"name": n}).json()["token"] for n in names
+            }
+            tid = organiser(
+                url,
+                "create",
+                "--name",
+                "kill cup",
+                "--seats",
+                "4",
+                "--rules",
+                "competition",
+                "--entrants",
+                ",".join(names),
+                "--deals",
+                "1",
+                "--seed",
+                "5",
+                "--quiet-ms",
+                "40",
+            ).strip()
+            assert organiser(url, "pause", tid).strip() == "paused"
+            assert json.loads(organiser(url, "status", tid))["status"] == "paused"
+            assert organiser(url, "resume", tid).strip() == "running"
+            for n in names:
+                bots.append(
+                    subprocess.Popen(
+                        [
+                            CARDTABLE,
+                            "bot",
+                            "--server",
+                            url,
+                            "--name",
+                            n,
+                            "--tournament",
+                            tid,
+                            "--bot",
+                            "heuristic",
+                        ],
+                        env={**os.environ, "CARDTABLE_TOKEN": tokens[n]},
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT,
+                        text=True,
+                    )
+                )
+            # kill the server while the second game runs (one done, one running)
+            end = time.monotonic() + 120
+            while True:
+                counts = LOOPBACK.get(f"{url}/api/tournaments/{tid}").json()["games"]
+                if counts["done"] >= 1 and counts["running"] >= 1:
+                    break
+                assert time.monotonic() < end, counts
+                time.sleep(0.2)
+            time.sleep(1.0)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+        with serve(db, port, log):
+            end = time.monotonic() + 150
+            while True:
+                info = LOOPBACK.get(f"{url}/api/tournaments/{tid}").json()
+                if info["status"] == "finished":
+                    break
+                assert time.monotonic() < end, info
+                time.sleep(0.5)
+            for b in bots:
+                out, _ = b.communicate(timeout=60)
+                assert b.returncode == 0 and f"tournament {tid} is over" in out, out
+            games = LOOPBACK.get(f"{url}/api/tournaments/{tid}/games").json()["games"]
+            done = [g for g in games if g["state"] == "done"]
+            assert sorted(g["slot"] for g in done) == [0, 1, 2, 3]  # each exactly once
+            assert info["games"]["void"] >= 1  # the game cut off by the kill was played again
+            void = [g for g in games if g["state"] == "void"]
+            assert all(g["slot"] in {d["slot"] for d in done} for g in void)
+            table = LOOPBACK.get(f"{url}/api/tournaments/{tid}/standings").json()
+            assert table["frozen"]
+            mine = recompute(url, tid)
+            for row in table["rows"]:
+                games_, wins, mean = mine[row["name"]]
+                assert row["games"] == games_ == 4
+                assert row["wins"] == pytest.approx(wins)
+                assert row["score"]["mean"] == pytest.approx(mean)
+            out = tmp_path / "cup.zip"
+            organiser(url, "archive", tid, "-o", str(out))
+            z = zipfile.ZipFile(io.BytesIO(out.read_bytes()))
+            assert json.loads(z.read("verification.json"))["verified"] == 4
+            assert "cardtable arena kuhhandel --rules competition" in z.read("arena.txt").decode()
+    finally:
+        for b in bots:
+            if b.poll() is None:
+                b.kill()
+                b.wait(timeout=10)

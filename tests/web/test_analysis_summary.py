@@ -1,0 +1,136 @@
+"""The expert's review over many games on a bot's page (issue #26), in Chromium on a real server.
+
+A registered bot that plays at random plays two short Cunegonda games; on its page, "Analyse its
+latest games" asks the server's analysis queue for both (4 worlds per decision here), the section
+follows the jobs, then shows the summary over the two games: the mistakes by kind, the searched
+decisions, the loss, and each game with a link to its replay with the analysis open. The summary
+is the one ``cardtable analyse A.json B.json --player NAME --json`` prints for the same records
+(the command line analyses them again here, with the same budget and seed), and the API's
+(``GET /api/players/{name}/analyses``) is what the page shows. axe-core finds no serious or
+critical violation; nothing scrolls sideways at 390 px.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_helpers import SCREENSHOTS, Tab, WebServer, in_thread, run_server
+from test_accessibility import axe_violations
+
+from cardtable.cli import main
+from cardtable.client import play
+from loopback import LOOPBACK
+
+pytestmark = pytest.mark.timeout(240)
+
+NAME = "student"
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebServer, list[str]]]:
+    with run_server(
+        tmp_path_factory.mktemp("review"),
+        house_bots={"cunegonda": "random"},
+        fallback_bot={"cunegonda": "random"},
+        analysis_worlds=4,
+    ) as web:
+        token = LOOPBACK.post(f"{web.url}/api/bots", json={"name": NAME}).json()["token"]
+        reports = in_thread(
+            lambda: play(
+                web.url.replace("http", "ws") + "/ws",
+                NAME,
+                token,
+                "random",
+                lobby="ranked",
+                game="cunegonda",
+                rules="short",
+                games=2,
+            )
+        )
+        yield web, [r.game_id for r in reports]
+
+
+def _cli_summary(web: WebServer, game_ids: list[str], folder: Path) -> dict[str, Any]:
+    files = []
+    for gid in game_ids:
+        path = folder / f"game-{gid}.json"
+        path.write_text(LOOPBACK.get(f"{web.url}/api/games/{gid}/record").text)
+        files.append(str(path))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(
+            ["analyse", *files, "--player", NAME, "--json", "--budget", "4", "--no-progress"]
+        )
+    assert code == 0
+    summary: dict[str, Any] = json.loads(out.getvalue())["summary"]
+    return summary
+
+
+def test_a_bots_page_sums_up_the_analyses_of_its_games(
+    played: tuple[WebServer, list[str]], tab: Tab, tmp_path: Path
+) -> None:
+    web, game_ids = played
+    page: Any = tab.page
+    page.goto(f"{web.url}/bots/{NAME}")
+    box = page.locator("section.bp-review")
+    page.wait_for_selector("section.bp-review[data-state=empty]")
+    button = box.locator("[data-control=analyse-latest]")
+    assert button.inner_text() == "Analyse its latest games (2)"
+    button.click()
+    page.wait_for_selector("section.bp-review[data-state=done]", timeout=180_000)
+    api = LOOPBACK.get(f"{web.url}/api/players/{NAME}/analyses").json()
+    assert not api["pending"]
+    [cunegonda] = api["by_game"]
+    assert cunegonda["game"] == "cunegonda" and cunegonda["unit"] == "round points"
+    assert sorted(g["game_id"] for g in cunegonda["games"]) == sorted(game_ids)
+    summary = cunegonda["summary"]
+    assert summary["mistakes"] > 0, "a bot that plays at random makes clear mistakes"
+    # the command line's summary over the same two records, analysed again there
+    cli = _cli_summary(web, game_ids, tmp_path)
+    assert {k: v for k, v in summary.items() if k != "loss"} == {
+        k: v for k, v in cli.items() if k != "loss"
+    }
+    assert summary["loss"] == pytest.approx(cli["loss"], abs=0.05)
+    # the page shows the API's summary
+    section = box.locator("section.bp-review-game[data-game=cunegonda]")
+    assert "2 games analysed" in section.locator("h3").inner_text()
+    total = section.locator(".bp-review-total").inner_text()
+    assert f"{summary['mistakes']} mistake" in total
+    assert f"in {summary['searched']} searched decisions" in total
+    kinds = {
+        li.get_attribute("data-kind"): int(li.locator("strong").inner_text().rstrip(" ×"))
+        for li in section.locator(".bp-kinds li").all()
+    }
+    assert kinds == summary["by_kind"]
+    rows = section.locator("table.bp-review-games tbody tr")
+    assert rows.count() == 2
+    per_game = {g["game_id"]: g for g in cunegonda["games"]}
+    for row in rows.all():
+        gid = row.get_attribute("data-game")
+        assert row.locator("td.mistakes").inner_text() == str(per_game[gid]["summary"]["mistakes"])
+    assert sum(g["summary"]["mistakes"] for g in cunegonda["games"]) == summary["mistakes"]
+    assert button.is_disabled() and button.inner_text() == "Every finished game is analysed"
+    found = axe_violations(tab, "bot page with the expert's review")
+    assert not found, "\n".join(found)
+    # the section on a desktop and on a phone (nothing scrolls sideways there)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for name, width, height in (("bot-review", 1280, 800), ("bot-review-phone", 390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= width, (width, wide)
+        box.evaluate("(el) => el.scrollIntoView({ block: 'start' })")
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    # a game's link opens its replay with the seat's analysis shown (cached, not asked again)
+    first = rows.first
+    link = first.get_by_role("link", name="See the analysis of the game", exact=False)
+    gid = first.get_attribute("data-game")
+    assert link.get_attribute("href") == f"/replay/{gid}?seat={per_game[gid]['seat']}"
+    link.click()
+    page.wait_for_selector("section.analysis[data-state=done]", timeout=20000)
+    assert not tab.errors, tab.errors

@@ -68,8 +68,12 @@ DEFAULT_ITERATIONS = 32
 #: and at 64 playouts its mean decision time passed 50 ms.
 #: ``classic`` affords 96 since issue #27 (the guided expert departs from ``learned`` only on
 #: evidence, and three times the worlds prove three times more: +6.0 points [+0.6, +11.4] against
-#: three ``learned``, +4.8 [-0.1, +9.6] against three ``heuristic``, 400 paired games each).
-RULES_ITERATIONS: dict[str, int] = {"classic": 96, "competition": 128, "master": 64}
+#: three ``learned``, +4.8 [-0.1, +9.6] against three ``heuristic``, 400 paired games each),
+#: and 192 since December 3 2026 (against ``learned``, ValueBidder and PriceBlind, the one panel
+#: seating it did not lead: +4.8 points [-1.5, +11.0], mean score +472 [+132, +813], 400 paired
+#: games; 9.3 ms of CPU per decision on average in the compiled build, at most 260 ms of wall
+#: time under ``stress --cpu 2``: docs/strength.md).
+RULES_ITERATIONS: dict[str, int] = {"classic": 192, "competition": 128, "master": 64}
 MONEY_FRACTIONS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
 TURN_TRADES = 5  # cow trades considered on a turn, by the heuristic's appeal
 #: Bonus per world for the heuristic's own answer: with a few playouts per candidate the best mean

@@ -342,7 +342,10 @@ export function renderLobby(main, navigate) {
   cleanups.push(session.on((kind) => { if (kind === "welcome") joinInvite(); }));
   if (!session.connected && !session.connecting) {
     preferredIdentity().then((saved) => {
-      if (saved) session.connect(saved).then(() => { drawYou(); drawPlay(); }).catch(() => drawYou());
+      // the person may have signed in meanwhile (a slow /api/account): a second connection
+      // with the same identity would replace the first
+      if (!saved || session.connected || session.connecting) return;
+      session.connect(saved).then(() => { drawYou(); drawPlay(); }).catch(() => drawYou());
     });
   } else joinInvite();
   if (pendingInvite() && !session.connected) toast(`Choose how to play, then you join the table ${pendingInvite()}.`);

@@ -187,8 +187,9 @@ def test_the_skeleton_plays_whole_classic_games() -> None:
 
 
 def test_every_measurement_is_a_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
-    """``cardtable bench server|analysis|analysis-latency`` are the cluster's, the analysis's and
-    the live tables' benchmarks under one name; their options reach them."""
+    """``cardtable bench server|analysis|analysis-latency|table`` are the cluster's, the
+    analysis's, the live tables' and the browser table's benchmarks under one name; their options
+    reach them."""
     from cardtable.cli import BENCHES
 
     for name, target in BENCHES.items():

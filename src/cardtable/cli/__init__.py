@@ -14,6 +14,7 @@ COMMANDS: dict[str, str] = {
     "analyse": "cardtable.cli.analyse",
     "bench": "cardtable.cli.bench",
     "bench-server": "cardtable.cli.bench_server",
+    "bench-table": "cardtable.cli.bench_table",
     "bot": "cardtable.cli.bot",
     "loadtest": "cardtable.cli.loadtest",
     "arena": "cardtable.cli.arena",
@@ -44,6 +45,7 @@ BENCHES: dict[str, list[str]] = {
     "server": ["bench-server"],  # the cluster: decisions/s and p50/p99 for 1, 2, 4 processes
     "analysis": ["analyse", "--bench"],  # the expert's analysis of a game, on one core
     "analysis-latency": ["analyse", "--latency"],  # live tables with and without analyses
+    "table": ["bench-table"],  # the browser table: the renderer's CPU per event, in Chromium
 }
 
 

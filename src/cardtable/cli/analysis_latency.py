@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import json
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
+from cardtable.cli.child_server import child_server, http
 
 #: Seconds the games under way may take to finish after a phase's play (measured too).
 GRACE_S = 60.0
@@ -42,63 +39,17 @@ GRACE_S = 60.0
 JOB_MARGIN_S = GRACE_S + 15.0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start_server(folder: Path, args: argparse.Namespace) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    env = {
-        **os.environ,
-        "CARDTABLE_DB": f"sqlite:///{folder / 'latency.db'}",
+def _settings(args: argparse.Namespace) -> dict[str, str]:
+    return {
         "CARDTABLE_ANALYSIS_WORKERS": str(args.workers),
         "CARDTABLE_ANALYSIS_TIME_S": str(args.seconds + JOB_MARGIN_S),
-        "CARDTABLE_LOG_LEVEL": "warning",
     }
-    log = (folder / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from cardtable.cli import main; sys.exit(main(sys.argv[1:]))",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server stopped: see {folder / 'server.log'}")
-        try:
-            if _http().get(f"{base}/api/health", timeout=2).status_code == 200:
-                return proc, base
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    proc.terminate()
-    raise RuntimeError("the server did not start within 60 s")
-
-
-@functools.cache
-def _http() -> httpx.Client:
-    """One client for the whole run: ``httpx.get`` builds one, with a TLS context (about 30 ms of
-    CPU), on every call, taken from the server this benchmark measures."""
-    return httpx.Client(timeout=10)
 
 
 def _jobs(base: str, ids: list[str]) -> list[dict[str, Any]]:
     out = []
     for gid in ids:
-        r = _http().get(f"{base}/api/games/{gid}/analysis")
+        r = http().get(f"{base}/api/games/{gid}/analysis")
         if r.status_code == 200:
             out.append(r.json())
     return out
@@ -154,49 +105,44 @@ def run_latency(args: argparse.Namespace) -> int:
         if not args.json:
             print(text, file=sys.stderr)
 
-    with tempfile.TemporaryDirectory(prefix="cardtable-latency-") as tmp:
-        proc, base = _start_server(Path(tmp), args)
-        try:
-            tokens = asyncio.run(register_bots(base, [f"live{i}" for i in range(args.bots)]))
-            phases: list[dict[str, Any]] = []
-            analysed: list[str] = []
-            for n in range(args.rounds):
-                say(f"round {n + 1}: without analysis jobs ({args.seconds:g} s) ...")
-                idle = _wait(base, analysed, lambda jobs: _busy(jobs) == 0, 3 * args.seconds)
-                if _busy(idle):
-                    raise RuntimeError("the analysis jobs of the last phase did not stop")
-                phases.append({"round": n + 1, "analysis": "without", **_phase(args, base, tokens)})
-                say(f"  {_line(phases[-1])}")
+    with (
+        tempfile.TemporaryDirectory(prefix="cardtable-latency-") as tmp,
+        child_server(Path(tmp), _settings(args)) as base,
+    ):
+        tokens = asyncio.run(register_bots(base, [f"live{i}" for i in range(args.bots)]))
+        phases: list[dict[str, Any]] = []
+        analysed: list[str] = []
+        for n in range(args.rounds):
+            say(f"round {n + 1}: without analysis jobs ({args.seconds:g} s) ...")
+            idle = _wait(base, analysed, lambda jobs: _busy(jobs) == 0, 3 * args.seconds)
+            if _busy(idle):
+                raise RuntimeError("the analysis jobs of the last phase did not stop")
+            phases.append({"round": n + 1, "analysis": "without", **_phase(args, base, tokens)})
+            say(f"  {_line(phases[-1])}")
+            fresh = _fresh(base, analysed, args.workers)
+            while len(fresh) < args.workers:  # not measured: games to analyse
+                say("  playing on: too few games ended to analyse")
+                _phase(args, base, tokens)
                 fresh = _fresh(base, analysed, args.workers)
-                while len(fresh) < args.workers:  # not measured: games to analyse
-                    say("  playing on: too few games ended to analyse")
-                    _phase(args, base, tokens)
-                    fresh = _fresh(base, analysed, args.workers)
-                for gid in fresh:  # every seat: the longest job a game gives
-                    _http().post(f"{base}/api/games/{gid}/analysis").raise_for_status()
-                analysed += fresh
-                started = _wait(
-                    base,
-                    fresh,
-                    lambda jobs: bool(jobs) and all(j["status"] == "running" for j in jobs),
-                    60,
-                )
-                before = sum(j["done"] for j in started)
-                say(f"round {n + 1}: with {len(fresh)} analysis job(s) running ...")
-                phase = _phase(args, base, tokens)
-                after = _jobs(base, fresh)
-                phase["jobs"] = {
-                    "running_at_end": sum(j["status"] == "running" for j in after),
-                    "decisions_analysed": sum(j["done"] for j in after) - before,
-                }
-                phases.append({"round": n + 1, "analysis": "with", **phase})
-                say(f"  {_line(phases[-1])}")
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            for gid in fresh:  # every seat: the longest job a game gives
+                http().post(f"{base}/api/games/{gid}/analysis").raise_for_status()
+            analysed += fresh
+            started = _wait(
+                base,
+                fresh,
+                lambda jobs: bool(jobs) and all(j["status"] == "running" for j in jobs),
+                60,
+            )
+            before = sum(j["done"] for j in started)
+            say(f"round {n + 1}: with {len(fresh)} analysis job(s) running ...")
+            phase = _phase(args, base, tokens)
+            after = _jobs(base, fresh)
+            phase["jobs"] = {
+                "running_at_end": sum(j["status"] == "running" for j in after),
+                "decisions_analysed": sum(j["done"] for j in after) - before,
+            }
+            phases.append({"round": n + 1, "analysis": "with", **phase})
+            say(f"  {_line(phases[-1])}")
     setup = {
         "game": args.game,
         "rules": args.rules,
@@ -226,7 +172,7 @@ def run_latency(args: argparse.Namespace) -> int:
 
 def _fresh(base: str, analysed: list[str], count: int) -> list[str]:
     """Up to ``count`` ended games not analysed yet, newest first."""
-    reply = _http().get(f"{base}/api/games", params={"status": "finished", "limit": 50})
+    reply = http().get(f"{base}/api/games", params={"status": "finished", "limit": 50})
     ended = reply.json()["games"]
     return [g["id"] for g in ended if g["id"] not in analysed][:count]
 

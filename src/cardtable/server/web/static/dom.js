@@ -45,6 +45,42 @@ export function svg(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * Classes that start a CSS animation when an element gets them: an element drawn with one is put
+ * in as new (its animation plays from the start) instead of being patched.
+ */
+const ONE_SHOT = /(^|\s)(fresh|arrived|notes-in|notes-out)(\s|$)/;
+
+/**
+ * Make `old` (in the page) look like `fresh` (just built by h(), not in the page) by changing only
+ * what differs: attributes, texts, and children position by position; a child of another tag, or
+ * with another `data-key`, or drawn with a one-shot animation class, is replaced whole. Unchanged
+ * parts are not touched, so the browser lays out only what changed, a card flying (element.animate)
+ * keeps flying, and focus stays where it was. Event listeners are not carried over: use it for
+ * views without them (the Kuhhandel board). Returns the element now in the page.
+ */
+export function morph(old, fresh) {
+  if (old.nodeType !== fresh.nodeType || old.nodeName !== fresh.nodeName) {
+    old.replaceWith(fresh);
+    return fresh;
+  }
+  if (fresh.nodeType !== Node.ELEMENT_NODE) {
+    if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
+    return old;
+  }
+  if (old.getAttribute("data-key") !== fresh.getAttribute("data-key") || ONE_SHOT.test(fresh.getAttribute("class") || "")) {
+    old.replaceWith(fresh);
+    return fresh;
+  }
+  for (const { name } of [...old.attributes]) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  for (const { name, value } of fresh.attributes) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  const was = [...old.childNodes];
+  const now = [...fresh.childNodes];
+  now.forEach((child, i) => (i < was.length ? morph(was[i], child) : old.appendChild(child)));
+  for (const child of was.slice(now.length)) child.remove();
+  return old;
+}
+
 export function clear(el) {
   while (el.firstChild) el.removeChild(el.firstChild);
   return el;

@@ -375,8 +375,8 @@ function center(obs, ctx) {
       h("div", { class: "lot-text" },
         h("p", { class: "stage" }, `${Who(a.auctioneer)} ${a.auctioneer === ctx.me ? "auction" : "auctions"} the `, h("strong", {}, lot)),
         h("p", { class: "high" }, a.high_bidder === null ? "No bid yet." : `Highest bid: ${a.high} from ${who(a.high_bidder)}`),
-        bids.length ? h("ol", { class: "bids", "aria-label": "Bids so far, oldest first" },
-          bids.map(([s, amount], i) => h("li", { class: `${i === bids.length - 1 ? `new${freshBid ? " fresh" : ""}` : ""}${amount ? "" : " passed"}` },
+        bids.length ? h("ol", { class: "bids", "aria-label": "Bids so far, oldest first", "data-count": a.bids.length },
+          bids.map(([s, amount], i) => h("li", { class: `${i === bids.length - 1 ? `new${freshBid ? " fresh" : ""}${memory.landing === a.bids.length ? " landing" : ""}` : ""}${amount ? "" : " passed"}` },
             amount ? `${Who(s)}: ${amount}` : `${Who(s)}: pass`))) : null,
         ctx.clock ? h("p", { class: "going", role: "timer" }, ctx.clock) : null)));
   }
@@ -856,18 +856,15 @@ export function afterDraw(root, memory, events) {
   const since = memory.movedUpTo === undefined ? newest : memory.movedUpTo;
   memory.movedUpTo = newest;
   if (reducedMotion() || typeof Element.prototype.animate !== "function") return;
-  if (from) {
-    for (const card of root.querySelectorAll(".herd.arrived .kcard")) {
-      const to = card.getBoundingClientRect();
-      card.animate([{ transform: `translate(${from.left - to.left}px, ${from.top - to.top}px) scale(1.3)` }, { transform: "none" }],
-        { duration: 400, easing: "ease-out" });
-    }
-  }
+  // every place is read first, then everything moves: reads between writes would lay the page
+  // out again for each one
+  const arrivals = from ? [...root.querySelectorAll(".herd.arrived .kcard")].map((card) => [card, card.getBoundingClientRect()]) : [];
   const seatNotes = (s) => {
     const el = root.querySelector(`.seat[data-seat="${s}"] .seat-notes`);
     return el ? el.getBoundingClientRect() : null;
   };
-  const fly = (a, b, count) => { if (a && b) flyNotes(a, b, count); };
+  const flights = [];
+  const fly = (a, b, count) => { if (a && b) flights.push([a, b, count]); };
   let trade = null;  // the cow trade under way: its challenger and opponent (from its challenge)
   let bidder = null; // the newest bid since the last draw: it flies from its seat to the list
   for (const [i, ev] of events || []) {
@@ -886,9 +883,16 @@ export function afterDraw(root, memory, events) {
   }
   const bid = root.querySelector(".kh-center .bids li.new");
   const head = bidder === null ? null : root.querySelector(`.seat[data-seat="${bidder}"] .seat-head`);
-  if (bid && head) {
-    const from = head.getBoundingClientRect();
-    const to = bid.getBoundingClientRect();
+  const bidFrom = bid && head ? head.getBoundingClientRect() : null;
+  const bidTo = bid && head ? bid.getBoundingClientRect() : null;
+  for (const [card, to] of arrivals) {
+    card.animate([{ transform: `translate(${from.left - to.left}px, ${from.top - to.top}px) scale(1.3)` }, { transform: "none" }],
+      { duration: 400, easing: "ease-out" });
+  }
+  for (const [a, b, count] of flights) flyNotes(a, b, count);
+  if (bidFrom) {
+    const from = bidFrom;
+    const to = bidTo;
     const dx = from.left + from.width / 2 - (to.left + to.width / 2);
     const dy = from.top + from.height / 2 - (to.top + to.height / 2);
     // a copy flies in a fixed layer over the page, as the notes do: the line itself moved off
@@ -899,10 +903,19 @@ export function afterDraw(root, memory, events) {
     copy.classList.remove("fresh");
     layer.appendChild(copy);
     document.body.appendChild(layer);
-    bid.style.visibility = "hidden";
+    // the line stays hidden (class landing, kept by the draws meanwhile) until its copy lands
+    const count = Number(bid.parentElement.dataset.count);
+    memory.landing = count;
+    bid.classList.add("landing");
     const run = copy.animate([{ transform: `translate(${dx}px, ${dy}px) scale(0.85)`, opacity: 0.5 }, { transform: "none", opacity: 1 }],
       { duration: 400, easing: "ease-out" });
-    const landed = () => { layer.remove(); bid.style.visibility = ""; };
+    const landed = () => {
+      layer.remove();
+      if (memory.landing !== count) return; // a newer bid is flying in
+      memory.landing = null;
+      const line = root.querySelector(".kh-center .bids li.landing");
+      if (line) line.classList.remove("landing");
+    };
     run.onfinish = landed;
     run.oncancel = landed;
   }

@@ -8,7 +8,7 @@
 // event, and it never asks for a seat's view.
 
 import { playAgain } from "./account.js";
-import { h, clear, getJSON, toast, seconds } from "./dom.js";
+import { h, clear, getJSON, toast, seconds, morph } from "./dom.js";
 import { session, Session, wsUrl } from "./session.js";
 import { describe } from "./describe.js";
 import { gameTitle } from "./names.js";
@@ -75,10 +75,57 @@ function publicFetcher(gameId, onView, gap = 120) {
   return { schedule, now: run, stop: () => { stopped = true; clearTimeout(timer); } };
 }
 
-function logList(lines) {
-  // the log region is the list's box (.log-box, role=log): a list keeps its list role
-  return h("ol", { class: "log", tabindex: "0", "aria-label": "What happened" },
-    lines.slice(-LOG_LINES).map(([text, cls]) => h("li", { class: cls || "" }, suitColoured(text))));
+function logLine([text, cls]) {
+  return h("li", { class: cls || "" }, suitColoured(text));
+}
+
+/**
+ * The log in `box`. `stick()` says whether the newest line is in view (read it first in a draw,
+ * before anything is written: the layout is then still clean and reading it costs nothing);
+ * `show(lines, stick)` appends the lines that are new since the last call (the list is built again
+ * only when an earlier line changed: an event that came late, after a reconnect) and, with
+ * `stick`, scrolls the newest into view. Nothing new: nothing is touched. Lines are compared by
+ * identity (eventLines keeps one array per event).
+ */
+function logView(box) {
+  let list = null;
+  let shown = [];
+  return {
+    stick: () => !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 20,
+    show(lines, stick) {
+      const grows = list && lines.length >= shown.length && (!shown.length || lines[shown.length - 1] === shown[shown.length - 1]);
+      if (grows && lines.length === shown.length) return;
+      if (grows) {
+        list.append(...lines.slice(Math.max(shown.length, lines.length - LOG_LINES)).map(logLine));
+        while (list.childElementCount > LOG_LINES) list.firstElementChild.remove();
+      } else {
+        // the log region is the list's box (.log-box, role=log): a list keeps its list role
+        const fresh = h("ol", { class: "log", tabindex: "0", "aria-label": "What happened" }, lines.slice(-LOG_LINES).map(logLine));
+        if (list) list.replaceWith(fresh);
+        else box.appendChild(fresh);
+        list = fresh;
+      }
+      shown = lines;
+      if (stick) list.scrollTop = list.scrollHeight;
+    },
+  };
+}
+
+/**
+ * The board in `box`: `show(board, {patch, result})` puts a board just built in; with `patch`
+ * (the Kuhhandel board) the one in the page is patched to match (dom.js morph: only what changed
+ * is laid out again, motion under way goes on), otherwise it is replaced (the Cunegonda board,
+ * whose cards carry motion of their own from draw to draw). `result` (the end's panel) goes above.
+ */
+function boardView(box) {
+  let board = null;
+  return function show(fresh, { patch = false, result = null } = {}) {
+    if (patch && board && board.parentNode === box && board.nodeName === fresh.nodeName) board = morph(board, fresh);
+    else { clear(box).appendChild(fresh); board = fresh; }
+    const old = box.querySelector(":scope > .result");
+    if (old) old.remove();
+    if (result) box.prepend(result);
+  };
 }
 
 const SUIT_OF_SYMBOL = { "\u2663": "C", "\u2666": "D", "\u2665": "H", "\u2660": "S" };
@@ -90,22 +137,22 @@ function suitColoured(text) {
     ? h("span", { class: `suit-sym suit-${SUIT_OF_SYMBOL[part]}` }, part) : part));
 }
 
-function eventLines(game, events, names, me) {
+const HEAD_KINDS = new Set(["draw", "challenge", "round_start", "countdown", "rat", "divide", "end", "match_end", "round_end"]);
+/** Each event's log line, described once (an event never changes; a page's names neither). */
+const LINE_OF = new WeakMap();
+
+function eventLines(game, events, names) {
   const out = [];
   for (const [, ev] of events) {
-    const text = describe(game, ev, names);
-    if (!text) continue;
-    let cls = "";
-    if (["draw", "challenge", "round_start", "countdown", "rat", "divide", "end", "match_end", "round_end"].includes(ev.kind)) cls = "head";
-    if (text.startsWith("(")) cls = "private";
-    out.push([text, cls]);
+    let line = LINE_OF.get(ev);
+    if (line === undefined) {
+      const text = describe(game, ev, names);
+      line = text ? [text, text.startsWith("(") ? "private" : HEAD_KINDS.has(ev.kind) ? "head" : ""] : null;
+      LINE_OF.set(ev, line);
+    }
+    if (line) out.push(line);
   }
   return out;
-}
-
-function scrollLog(container) {
-  const log = container.querySelector(".log");
-  if (log) log.scrollTop = log.scrollHeight;
 }
 
 // the title names the rule set with the server's one name (names.js), from the public view
@@ -163,6 +210,8 @@ export function renderSeat(main, gameId, navigate) {
   const clockEl = h("div", { class: "clock", role: "timer", "aria-label": "Your decision clock", hidden: true });
   const handBox = h("div", { class: "hand-box" });
   const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"));
+  const showBoard = boardView(boardBox);
+  const log = logView(logBox);
   clear(main).appendChild(h("section", { class: "table-page" }, head, messages,
     h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox, handBox), h("div", { class: "side-col" }, h("div", { class: "decision" }, clockEl, autoBox, actionsBox), logBox))));
 
@@ -354,6 +403,7 @@ export function renderSeat(main, gameId, navigate) {
   function draw() {
     clearTimeout(drawTimer);
     drawTimer = null;
+    const stick = log.stick(); // read before any write: the layout is still clean
     store = session.games.get(gameId);
     if (!store || !store.start) {
       if (!session.connected) waitFor("Connecting…", false);
@@ -435,7 +485,7 @@ export function renderSeat(main, gameId, navigate) {
 
     // board
     const seatsInfo = publicView ? publicView.view.seats : null;
-    clear(boardBox);
+    let board = h("p", { class: "muted" }, "The game begins…");
     if (obs) {
       const ctx = {
         names, pages: start.pages, me, rules: start.rules, wallet: priv.wallet, hand: priv.hand, seats: seatsInfo,
@@ -446,18 +496,17 @@ export function renderSeat(main, gameId, navigate) {
         const last = [...store.events.values()].reverse().find((e) => e.kind === "wallets");
         if (last) ctx.revealed = last.data.wallets;
       }
-      boardBox.appendChild(mod.renderBoard(obs, ctx));
-      mod.afterDraw(boardBox, memory, sorted);
-    } else {
-      boardBox.appendChild(h("p", { class: "muted" }, "The game begins…"));
+      board = mod.renderBoard(obs, ctx);
     }
+    let result = null;
     if (store.end) {
-      const result = store.end.result;
-      boardBox.prepend(h("section", { class: "panel result", "aria-label": "Result" },
-        h("h2", {}, endTitle(result, me)),
-        start.game === "kuhhandel" ? KH.scoreBoard(result, obs, start.rules, names, me, start.pages) : CU.roundTable(result, obs, sorted, names, me, start.pages),
-        h("p", { class: "row" }, againButton || (againButton = playAgain(gameId, start, navigate)), h("a", { class: againButton ? "button" : "button primary", href: "/" }, againButton ? "Back to the lobby" : "Play again (the lobby)"), h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay"))));
+      const res = store.end.result;
+      result = h("section", { class: "panel result", "aria-label": "Result" },
+        h("h2", {}, endTitle(res, me)),
+        start.game === "kuhhandel" ? KH.scoreBoard(res, obs, start.rules, names, me, start.pages) : CU.roundTable(res, obs, sorted, names, me, start.pages),
+        h("p", { class: "row" }, againButton || (againButton = playAgain(gameId, start, navigate)), h("a", { class: againButton ? "button" : "button primary", href: "/" }, againButton ? "Back to the lobby" : "Play again (the lobby)"), h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay")));
     }
+    showBoard(board, { patch: start.game === "kuhhandel" && !!obs, result });
 
     // actions: rebuilt only when the open requests change (a half-filled picker survives)
     const open = [...store.requests.values()];
@@ -500,13 +549,9 @@ export function renderSeat(main, gameId, navigate) {
     drawAutoNote(obs);
     document.title = mustDecide() ? YOUR_TURN_TITLE : `${titleOf(start, publicView && publicView.view)} — ${TITLE}`;
 
-    // log
-    const lines = eventLines(start.game, sorted, names, me);
-    const oldLog = logBox.querySelector(".log");
-    const atBottom = !oldLog || oldLog.scrollTop + oldLog.clientHeight >= oldLog.scrollHeight - 20;
-    if (oldLog) oldLog.remove();
-    logBox.appendChild(logList(lines));
-    if (atBottom) scrollLog(logBox);
+    log.show(eventLines(start.game, sorted, names), stick);
+    // motion last: it reads the new layout once (laid out by the log's scroll), then writes
+    if (obs) mod.afterDraw(boardBox, memory, sorted);
     tick();
   }
 
@@ -572,6 +617,8 @@ export function renderWatch(main, gameId) {
   const head = h("div", { class: "table-head" }, h("h1", {}, "Watching…"));
   const boardBox = h("div", { class: "board-col" });
   const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"));
+  const showBoard = boardView(boardBox);
+  const log = logView(logBox);
   clear(main).appendChild(h("section", { class: "table-page spectator" }, head,
     h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox), h("div", { class: "side-col" }, logBox))));
 
@@ -591,6 +638,7 @@ export function renderWatch(main, gameId) {
     clearTimeout(drawTimer);
     drawTimer = null;
     if (!start) return;
+    const stick = log.stick(); // read before any write
     const mod = gameModule(start.game);
     const names = start.names;
     const obs = view ? view.observation : null;
@@ -603,21 +651,14 @@ export function renderWatch(main, gameId) {
     clear(head).append(h("h1", {}, `Watching: ${titleOf(start, view)}`),
       h("p", { class: "status" }, end ? "The game is over." : obs ? mod.statusLine(obs, names, null) : ""),
       h("p", { class: "small muted" }, "Spectators see what everyone at the table may see: no notes in hand, no cards in hand."));
-    clear(boardBox);
     const sorted = [...events.entries()].sort((a, b) => a[0] - b[0]);
-    if (end) {
-      boardBox.appendChild(h("section", { class: "panel result" }, h("h2", {}, endTitle(end.result, null)),
-        start.game === "kuhhandel" ? KH.scoreBoard(end.result, obs, start.rules, names, null, start.pages) : CU.roundTable(end.result, obs, sorted, names, null, start.pages),
-        h("p", {}, h("a", { href: `/replay/${gameId}` }, "Watch the replay"))));
-    }
-    if (obs) {
-      boardBox.appendChild(mod.renderBoard(obs, { names, pages: start.pages, me: null, rules: start.rules, seats: view.seats, clock, events: sorted, memory }));
-      mod.afterDraw(boardBox, memory, sorted);
-    }
-    const old = logBox.querySelector(".log");
-    if (old) old.remove();
-    logBox.appendChild(logList(eventLines(start.game, sorted, names, null)));
-    scrollLog(logBox);
+    const result = end ? h("section", { class: "panel result" }, h("h2", {}, endTitle(end.result, null)),
+      start.game === "kuhhandel" ? KH.scoreBoard(end.result, obs, start.rules, names, null, start.pages) : CU.roundTable(end.result, obs, sorted, names, null, start.pages),
+      h("p", {}, h("a", { href: `/replay/${gameId}` }, "Watch the replay"))) : null;
+    const board = obs ? mod.renderBoard(obs, { names, pages: start.pages, me: null, rules: start.rules, seats: view.seats, clock, events: sorted, memory }) : h("div");
+    showBoard(board, { patch: start.game === "kuhhandel" && !!obs, result });
+    log.show(eventLines(start.game, sorted, names), stick);
+    if (obs) mod.afterDraw(boardBox, memory, sorted);
   }
 
   let ws = null;

@@ -45,12 +45,8 @@ if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
 from compat.test_interop_pyhandel import SCRIPT, pyhandel  # noqa: E402, F401  (the fixture)
-from server.test_tournament_restart import (  # noqa: E402
-    CARDTABLE,
-    free_port,
-    organiser,
-    serve,
-)
+from server import cluster_cup as cup  # noqa: E402
+from server.test_tournament_restart import free_port, organiser, serve  # noqa: E402
 
 NATIVE = ["mn0", "mn1", "mn2", "mn3"]
 #: one pyhandel runner per bot (``--prefix P --bots KIND`` names it ``P0_KIND``)
@@ -164,21 +160,13 @@ def test_mixed_field_survives_sigkill(pyhandel: str, tmp_path: Path) -> None:  #
     config = tmp_path / "server.toml"
     config.write_text(CONFIG)
     started = time.monotonic()
-    bots: list[subprocess.Popen[str]] = []
+    bots: dict[str, subprocess.Popen[str]] = {}
     runners: list[subprocess.Popen[str]] = []
     try:
         with serve(db, port, log, "--config", str(config)) as proc:
-            tokens = {
-                n: LOOPBACK.post(f"{url}/api/bots", json={"name": n}).json()["token"]
-                for n in NATIVE
-            }
-            for name in KH:  # the runner registers them too (409 then: known name)
-                r = LOOPBACK.post(
-                    f"{url}/kuh-handel/register",
-                    params={"player_id": name, "token": "secret-token"},
-                    timeout=10,
-                )
-                assert r.status_code == 201, r.text
+            tokens = cup.register_bots(url, NATIVE)
+            # the runner registers them too (409 then: known name)
+            cup.register_kh(url, KH, token="secret-token")
             tid = organiser(
                 url,
                 "create",
@@ -206,26 +194,7 @@ def test_mixed_field_survives_sigkill(pyhandel: str, tmp_path: Path) -> None:  #
             info = LOOPBACK.get(f"{url}/api/tournaments/{tid}").json()
             assert info["games"]["planned"] == FIRST
             for n in NATIVE:
-                bots.append(
-                    subprocess.Popen(
-                        [
-                            CARDTABLE,
-                            "bot",
-                            "--server",
-                            url,
-                            "--name",
-                            n,
-                            "--tournament",
-                            tid,
-                            "--bot",
-                            "random",
-                        ],
-                        env={**os.environ, "CARDTABLE_TOKEN": tokens[n]},
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT,
-                        text=True,
-                    )
-                )
+                bots[n] = cup.native_bot(url, n, tid, tokens[n])
             for name in KH:
                 runners.append(
                     pyhandel_run(
@@ -233,13 +202,7 @@ def test_mixed_field_survives_sigkill(pyhandel: str, tmp_path: Path) -> None:  #
                     )
                 )
             # kill the server while a game runs, a few games in
-            end = time.monotonic() + 240
-            while True:
-                counts = LOOPBACK.get(f"{url}/api/tournaments/{tid}").json()["games"]
-                if counts["done"] >= 3 and counts["running"] >= 1:
-                    break
-                assert time.monotonic() < end, counts
-                time.sleep(0.1)
+            counts = cup.wait_running(url, tid, done=3, deadline=time.monotonic() + 240)
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=10)
         killed_at = counts["done"]
@@ -253,16 +216,8 @@ def test_mixed_field_survives_sigkill(pyhandel: str, tmp_path: Path) -> None:  #
                 runners.append(
                     pyhandel_run(port, tid, name, left[name], tmp_path / f"{name}-2.log")
                 )
-            end = time.monotonic() + WAIT_S
-            while True:
-                info = LOOPBACK.get(f"{url}/api/tournaments/{tid}").json()
-                if info["status"] == "finished":
-                    break
-                assert time.monotonic() < end, info
-                time.sleep(0.5)
-            for b in bots:
-                out, _ = b.communicate(timeout=60)
-                assert b.returncode == 0 and f"tournament {tid} is over" in out, out
+            cup.wait_finished(url, tid, time.monotonic() + WAIT_S)
+            cup.wait_bots_over(bots, tid, timeout=60)
             for name, r in zip(KH, runners, strict=True):
                 r.wait(timeout=60)
                 text = (tmp_path / f"{name}-2.log").read_text()
@@ -271,9 +226,8 @@ def test_mixed_field_survives_sigkill(pyhandel: str, tmp_path: Path) -> None:  #
                 assert r.returncode == 0, text[-2000:]
                 assert summary["finished"] == summary["expected"] == left[name]
 
-            games = LOOPBACK.get(f"{url}/api/tournaments/{tid}/games").json()["games"]
-            done = [g for g in games if g["state"] == "done"]
-            assert sorted(g["slot"] for g in done) == list(range(PLANNED))  # each exactly once
+            games = cup.games_of(tid, url)
+            done = cup.played_once(games, PLANNED)  # each exactly once
             void = [g for g in games if g["state"] == "void"]
             assert void and {g["slot"] for g in void} <= {g["slot"] for g in done}
 
@@ -313,9 +267,6 @@ def test_mixed_field_survives_sigkill(pyhandel: str, tmp_path: Path) -> None:  #
             f"{len(void)} voided and played again, {time.monotonic() - started:.0f} s"
         )
     finally:
-        for b in bots:
-            if b.poll() is None:
-                b.kill()
-                b.wait(timeout=10)
+        cup.clean_up(bots)
         for r in runners:
             stop_group(r)

@@ -9,8 +9,6 @@ unreachable.
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 import threading
@@ -29,48 +27,21 @@ if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
 from compat.khclient import KhClient, Rejected, Script, play  # noqa: E402
-from server.test_cluster import CARDTABLE, Process, database, redis_prefix  # noqa: E402, F401
+from server import cluster_cup as cup  # noqa: E402
+from server.test_cluster import Process, database, redis_prefix  # noqa: E402, F401
 from server.wire import organise  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
-ADMIN = "organiser-secret"
 KH = ["rk0", "rk1"]
 NATIVE = ["rn0", "rn1"]
 
 
-def finish(
-    office: Process,
-    tid: str,
-    bots: list[subprocess.Popen[str]],
-    threads: list[threading.Thread],
-    deadline: float,
-    why: Any,
-) -> None:
-    """Wait (until ``deadline``) for the tournament to finish on ``office``, then for every native
-    bot to say it is over and exit, and for every Kuh-Handel thread to end; ``why()`` explains a
-    tournament that does not finish."""
-    while True:
-        info = LOOPBACK.get(f"{office.http}/api/tournaments/{tid}").json()
-        if info["status"] == "finished":
-            break
-        assert time.monotonic() < deadline, f"not finished: {why()}"
-        time.sleep(0.2)
-    for n, b in zip(NATIVE, bots, strict=True):
-        try:
-            out, _ = b.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            b.kill()
-            raise AssertionError(f"{n} still plays: {b.communicate()[0][-2000:]}") from None
-        assert b.returncode == 0 and f"tournament {tid} is over" in out, out
-    for t in threads:
-        t.join(timeout=30)
-        assert not t.is_alive()
-
-
 def kh_bot(name: str, proc: Process, tid: str, stop: threading.Event, ends: list[Any]) -> None:
     """A Kuh-Handel client of ``proc`` that enters ``tid`` again after every game until the
-    tournament is over (410); each ``End`` it got goes into ``ends``."""
+    tournament is over (410); each ``End`` it got goes into ``ends``. Unlike
+    :func:`server.cluster_cup.kh_entrant` it does not come back: a refusal goes into ``ends``
+    (the test fails on it) and a broken connection ends the thread."""
     url = f"ws://127.0.0.1:{proc.port}/kuh-handel/tournament-{tid}"
     while not stop.is_set():
         try:
@@ -95,35 +66,20 @@ def test_kuh_handel_entrants_of_two_processes_play_at_one_table(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("CARDTABLE_ADMIN_TOKEN", ADMIN)
-    config = tmp_path / "server.toml"
-    config.write_text(
-        '[server]\nhouse_bots = { kuhhandel = "random" }\nfallback_bot = { kuhhandel = "random" }\n'
-    )
-    log = tmp_path / "servers.log"
-    procs = [Process(f"k{i}", database, redis_prefix, config, log) for i in range(2)]
-    bots: list[subprocess.Popen[str]] = []
+    procs = cup.two_processes("k", database, redis_prefix, tmp_path, monkeypatch)
+    log = procs[0].log
+    bots: dict[str, subprocess.Popen[str]] = {}
     stop = threading.Event()
     ends: dict[str, list[Any]] = {n: [] for n in KH}
-    threads: list[threading.Thread] = []
     try:
         for p in procs:
             p.start()
         office = procs[0]
-        tokens = {
-            n: LOOPBACK.post(f"{office.http}/api/bots", json={"name": n}).json()["token"]
-            for n in NATIVE
-        }
-        for n in KH:
-            r = LOOPBACK.post(
-                f"{office.http}/kuh-handel/register",
-                params={"player_id": n, "token": "secret"},
-                timeout=10,
-            )
-            assert r.status_code == 201, r.text
+        tokens = cup.register_bots(office.http, NATIVE)
+        cup.register_kh(office.http, KH)
         tid = organise(
             office.http,
-            ADMIN,
+            cup.ADMIN,
             name="relay cup",
             seats=4,
             rules="competition",
@@ -137,35 +93,24 @@ def test_kuh_handel_entrants_of_two_processes_play_at_one_table(
             # suspension for them
             suspend_after_faults=100_000,
         )["id"]
-        for i, n in enumerate(NATIVE):
-            bots.append(
-                subprocess.Popen(
-                    [CARDTABLE, "bot", "--server", procs[i].http, "--name", n]
-                    + ["--tournament", tid, "--bot", "random"],
-                    env={**os.environ, "CARDTABLE_TOKEN": tokens[n]},
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    text=True,
-                )
-            )
-        for i, n in enumerate(KH):  # rk0 on k0, rk1 on k1
-            t = threading.Thread(target=kh_bot, args=(n, procs[i], tid, stop, ends[n]), daemon=True)
-            t.start()
-            threads.append(t)
+        for i, n in enumerate(NATIVE):  # rn0 on k0, rn1 on k1
+            bots[n] = cup.native_bot(procs[i].http, n, tid, tokens[n])
+        # rk0 on k0, rk1 on k1
+        threads = [cup.in_thread(kh_bot, n, procs[i], tid, stop, ends[n]) for i, n in enumerate(KH)]
 
         def games() -> list[dict[str, Any]]:
-            reply = LOOPBACK.get(f"{office.http}/api/tournaments/{tid}/games")
-            return list(reply.json()["games"])
+            return cup.games_of(tid, office.http)
 
         # the code before never started a game of Kuh-Handel entrants of two processes
-        finish(office, tid, bots, threads, time.monotonic() + 45, lambda: f"{games()} (see {log})")
-        done = [g for g in games() if g["state"] == "done"]
-        assert sorted(g["slot"] for g in done) == [0, 1, 2, 3]  # each exactly once
+        cup.wait_finished(office.http, tid, time.monotonic() + 45, lambda: f"{games()} (see {log})")
+        cup.wait_bots_over(bots, tid, timeout=30)
+        cup.join(threads)
+        done = cup.played_once(games())  # each exactly once
         for g in done:
             record = LOOPBACK.get(f"{office.http}/api/games/{g['game_id']}/record")
             names, meta = record.json()["names"], record.json()["meta"]
             assert sorted(names) == sorted(KH + NATIVE)  # the entrants, no house bot
-            hosts = [str(h).rsplit("-", 1)[0] for h in meta["seat_hosts"]]
+            hosts = [cup.process_name(h) for h in meta["seat_hosts"]]
             kinds = dict(zip(names, meta["seat_protocols"], strict=True))
             assert [kinds[n] for n in KH] == ["kuh-handel", "kuh-handel"], meta
             # each Kuh-Handel entrant sat as one of its own process's: one seat was relayed
@@ -185,46 +130,7 @@ def test_kuh_handel_entrants_of_two_processes_play_at_one_table(
                 assert all(x in ranked for x in KH + NATIVE), message
     finally:
         stop.set()
-        for b in bots:
-            if b.poll() is None:
-                b.kill()
-                b.wait(timeout=10)
-        for p in procs:
-            p.stop()
-
-
-def kh_entrant(name: str, proc: Process, tid: str, stop: threading.Event, seen: list[Any]) -> None:
-    """A Kuh-Handel client of ``proc`` that enters ``tid`` again after every game, after its
-    connection was closed and while its server is down, until the tournament is over (410).
-    ``seen`` gets each game's ``End``, or ``("closed", code)`` for a connection that ended
-    without one (``code``: the close frame's, ``None`` when the socket just went away)."""
-    from websockets.frames import Close, Opcode
-
-    url = f"ws://127.0.0.1:{proc.port}/kuh-handel/tournament-{tid}"
-    while not stop.is_set():
-        try:
-            client = KhClient(
-                f"{url}?player_id={name}&token=secret&raise_faulty_action_warning=false"
-            )
-        except Rejected as exc:
-            if exc.status == 410:
-                return
-            time.sleep(0.2)  # 409: its previous connection is still being let go of
-            continue
-        except (OSError, TimeoutError, AssertionError):  # its server is down or starting
-            time.sleep(0.2)
-            continue
-        try:
-            end = play(client, Script(name), timeout=60)
-        except (OSError, TimeoutError, AssertionError):
-            end = None
-        finally:
-            client.close()
-        if end is not None:
-            seen.append(end)
-        else:
-            closes = [f for f in client.frames if f.opcode is Opcode.CLOSE]
-            seen.append(("closed", Close.parse(closes[0].data).code if closes else None))
+        cup.clean_up(bots, procs)
 
 
 def test_killing_a_process_that_holds_a_relayed_kuh_handel_seat(
@@ -248,35 +154,20 @@ def test_killing_a_process_that_holds_a_relayed_kuh_handel_seat(
     Kuh-Handel client got the ``End`` of every game that counts and in which it kept its seat."""
     import redis
 
-    monkeypatch.setenv("CARDTABLE_ADMIN_TOKEN", ADMIN)
-    config = tmp_path / "server.toml"
-    config.write_text(
-        '[server]\nhouse_bots = { kuhhandel = "random" }\nfallback_bot = { kuhhandel = "random" }\n'
-    )
-    log = tmp_path / "servers.log"
-    procs = [Process(f"h{i}", database, redis_prefix, config, log) for i in range(2)]
-    bots: list[subprocess.Popen[str]] = []
+    procs = cup.two_processes("h", database, redis_prefix, tmp_path, monkeypatch)
+    log = procs[0].log
+    bots: dict[str, subprocess.Popen[str]] = {}
     stop = threading.Event()
     seen: dict[str, list[Any]] = {n: [] for n in KH}
-    threads: list[threading.Thread] = []
     shared = redis.Redis.from_url("redis://127.0.0.1:6379/0", decode_responses=True)
     try:
         for p in procs:
             p.start()
-        tokens = {
-            n: LOOPBACK.post(f"{procs[0].http}/api/bots", json={"name": n}).json()["token"]
-            for n in NATIVE
-        }
-        for n in KH:
-            r = LOOPBACK.post(
-                f"{procs[0].http}/kuh-handel/register",
-                params={"player_id": n, "token": "secret"},
-                timeout=10,
-            )
-            assert r.status_code == 201, r.text
+        tokens = cup.register_bots(procs[0].http, NATIVE)
+        cup.register_kh(procs[0].http, KH)
         tid = organise(
             procs[0].http,
-            ADMIN,
+            cup.ADMIN,
             name="crash cup",
             seats=4,
             rules="competition",
@@ -288,32 +179,15 @@ def test_killing_a_process_that_holds_a_relayed_kuh_handel_seat(
             suspend_after_faults=100_000,
         )["id"]
         for i, n in enumerate(NATIVE):  # rn0 on h0, rn1 on h1
-            bots.append(
-                subprocess.Popen(
-                    [CARDTABLE, "bot", "--server", procs[i].http, "--name", n]
-                    + ["--tournament", tid, "--bot", "random"],
-                    env={**os.environ, "CARDTABLE_TOKEN": tokens[n]},
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    text=True,
-                )
-            )
-        for i, n in enumerate(KH):  # rk0 on h0, rk1 on h1
-            t = threading.Thread(
-                target=kh_entrant, args=(n, procs[i], tid, stop, seen[n]), daemon=True
-            )
-            t.start()
-            threads.append(t)
+            bots[n] = cup.native_bot(procs[i].http, n, tid, tokens[n])
+        # rk0 on h0, rk1 on h1
+        threads = [
+            cup.in_thread(cup.kh_entrant, n, procs[i], tid, stop, seen[n]) for i, n in enumerate(KH)
+        ]
         deadline = time.monotonic() + 100
 
         def games() -> list[dict[str, Any]]:
-            for p in procs:
-                try:
-                    reply = LOOPBACK.get(f"{p.http}/api/tournaments/{tid}/games")
-                    return list(reply.json()["games"])
-                except httpx.HTTPError:
-                    continue  # that one is down
-            raise AssertionError("no process answers")
+            return cup.games_of(tid, *(p.http for p in procs))
 
         def stored(game_id: str) -> bool:
             """The game's start is in the database (a process killed before that leaves no
@@ -331,37 +205,29 @@ def test_killing_a_process_that_holds_a_relayed_kuh_handel_seat(
             while True:
                 for g in games():
                     if g["state"] == "running" and g["game_id"] and g["game_id"] not in after:
-                        raw = shared.hget(f"{redis_prefix}:tables", g["game_id"])
-                        if raw is not None and stored(g["game_id"]):
-                            owner = str(json.loads(raw)["owner"]).rsplit("-", 1)[0]
+                        owner = cup.table_owner(shared, redis_prefix, g["game_id"])
+                        if owner is not None and stored(g["game_id"]):
                             return g["game_id"], int(owner[1])
                 assert time.monotonic() < deadline, f"no game runs: {games()} (see {log})"
                 time.sleep(0.03)
-
-        def settled(game_id: str) -> str:
-            while True:
-                state = {g["game_id"]: g["state"] for g in games()}[game_id]
-                if state != "running":
-                    return str(state)
-                assert time.monotonic() < deadline, f"{game_id} never settled (see {log})"
-                time.sleep(0.1)
 
         # 1. the host of the relayed Kuh-Handel seat dies; the owner plays on
         lasted, owner = running(set())
         host = 1 - owner
         procs[host].kill()
         procs[host].start()
-        assert settled(lasted) == "done"
+        assert cup.settled(lasted, games, deadline) == "done"
         # 2. the owner of a game with a relayed Kuh-Handel seat dies
         cut, owner2 = running({lasted})
         procs[owner2].kill()
         procs[owner2].start()
-        assert settled(cut) == "void"
+        assert cup.settled(cut, games, deadline) == "void"
         office = procs[1 - owner2]
-        finish(office, tid, bots, threads, deadline, lambda: f"{games()} (see {log})")
+        cup.wait_finished(office.http, tid, deadline, lambda: f"{games()} (see {log})")
+        cup.wait_bots_over(bots, tid, timeout=30)
+        cup.join(threads)
         listed = games()
-        done = [g for g in listed if g["state"] == "done"]
-        assert sorted(g["slot"] for g in done) == [0, 1, 2, 3], listed  # each exactly once
+        cup.played_once(listed)  # each exactly once
         assert [g["game_id"] for g in listed if g["state"] == "void"] == [cut], listed
         detail = LOOPBACK.get(f"{office.http}/api/games/{cut}").json()
         assert detail["status"] == "aborted", detail
@@ -369,14 +235,13 @@ def test_killing_a_process_that_holds_a_relayed_kuh_handel_seat(
         detail = LOOPBACK.get(f"{office.http}/api/games/{lasted}").json()
         assert detail["status"] == "finished", detail
         names = detail["record"]["names"]
-        hosts = [str(h).rsplit("-", 1)[0] for h in detail["record"]["meta"]["seat_hosts"]]
+        hosts = [cup.process_name(h) for h in detail["record"]["meta"]["seat_hosts"]]
         relayed = next(n for n in KH if hosts[names.index(n)] == f"h{host}")
         seat = names.index(relayed)
         lost = [f for f in detail["faults"] if f["seat"] == seat and f["code"] == "disconnected"]
         assert len(lost) == 1 and "server process" in lost[0]["reason"], detail["faults"]
         assert not detail["seats_detail"][seat]["taken_over"], detail["seats_detail"]
-        table = LOOPBACK.get(f"{office.http}/api/tournaments/{tid}/standings").json()
-        assert table["frozen"] and all(row["games"] == 4 for row in table["rows"]), table
+        table = cup.frozen_standings(office.http, tid)
         bans = {row["name"]: row["bans"] for row in table["rows"]}
         assert bans == {n: 0 for n in KH + NATIVE}, table["rows"]
         # every game that counts reached its Kuh-Handel clients' End, but the one whose host
@@ -389,9 +254,4 @@ def test_killing_a_process_that_holds_a_relayed_kuh_handel_seat(
     finally:
         stop.set()
         shared.close()
-        for b in bots:
-            if b.poll() is None:
-                b.kill()
-                b.wait(timeout=10)
-        for p in procs:
-            p.stop()
+        cup.clean_up(bots, procs)

@@ -25,6 +25,7 @@ from cardtable.arena.plan import Entry
 from cardtable.arena.play import GameOutcome
 from cardtable.arena.stats import standings
 from loopback import LOOPBACK
+from server import cluster_cup as cup
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -119,12 +120,10 @@ def test_sigkill_mid_tournament(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{port}"
     log = tmp_path / "server.log"
     names = [f"kb{i}" for i in range(4)]
-    bots: list[subprocess.Popen[str]] = []
+    bots: dict[str, subprocess.Popen[str]] = {}
     try:
         with serve(db, port, log) as proc:
-            tokens = {
-                n: LOOPBACK.post(f"{url}/api/bots", json={"name": n}).json()["token"] for n in names
-            }
+            tokens = cup.register_bots(url, names)
             tid = organiser(
                 url,
                 "create",
@@ -147,56 +146,21 @@ def test_sigkill_mid_tournament(tmp_path: Path) -> None:
             assert json.loads(organiser(url, "status", tid))["status"] == "paused"
             assert organiser(url, "resume", tid).strip() == "running"
             for n in names:
-                bots.append(
-                    subprocess.Popen(
-                        [
-                            CARDTABLE,
-                            "bot",
-                            "--server",
-                            url,
-                            "--name",
-                            n,
-                            "--tournament",
-                            tid,
-                            "--bot",
-                            "heuristic",
-                        ],
-                        env={**os.environ, "CARDTABLE_TOKEN": tokens[n]},
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT,
-                        text=True,
-                    )
-                )
+                bots[n] = cup.native_bot(url, n, tid, tokens[n], bot="heuristic")
             # kill the server while the second game runs (one done, one running)
-            end = time.monotonic() + 120
-            while True:
-                counts = LOOPBACK.get(f"{url}/api/tournaments/{tid}").json()["games"]
-                if counts["done"] >= 1 and counts["running"] >= 1:
-                    break
-                assert time.monotonic() < end, counts
-                time.sleep(0.2)
+            cup.wait_running(url, tid, done=1, deadline=time.monotonic() + 120)
             time.sleep(1.0)
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=10)
         with serve(db, port, log):
-            end = time.monotonic() + 150
-            while True:
-                info = LOOPBACK.get(f"{url}/api/tournaments/{tid}").json()
-                if info["status"] == "finished":
-                    break
-                assert time.monotonic() < end, info
-                time.sleep(0.5)
-            for b in bots:
-                out, _ = b.communicate(timeout=60)
-                assert b.returncode == 0 and f"tournament {tid} is over" in out, out
-            games = LOOPBACK.get(f"{url}/api/tournaments/{tid}/games").json()["games"]
-            done = [g for g in games if g["state"] == "done"]
-            assert sorted(g["slot"] for g in done) == [0, 1, 2, 3]  # each exactly once
+            info = cup.wait_finished(url, tid, time.monotonic() + 150)
+            cup.wait_bots_over(bots, tid, timeout=60)
+            games = cup.games_of(tid, url)
+            done = cup.played_once(games)  # each exactly once
             assert info["games"]["void"] >= 1  # the game cut off by the kill was played again
             void = [g for g in games if g["state"] == "void"]
             assert all(g["slot"] in {d["slot"] for d in done} for g in void)
-            table = LOOPBACK.get(f"{url}/api/tournaments/{tid}/standings").json()
-            assert table["frozen"]
+            table = cup.frozen_standings(url, tid)
             mine = recompute(url, tid)
             for row in table["rows"]:
                 games_, wins, mean = mine[row["name"]]
@@ -209,7 +173,4 @@ def test_sigkill_mid_tournament(tmp_path: Path) -> None:
             assert json.loads(z.read("verification.json"))["verified"] == 4
             assert "cardtable arena kuhhandel --rules competition" in z.read("arena.txt").decode()
     finally:
-        for b in bots:
-            if b.poll() is None:
-                b.kill()
-                b.wait(timeout=10)
+        cup.clean_up(bots)

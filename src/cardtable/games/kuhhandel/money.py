@@ -100,6 +100,12 @@ def quick_payment(
         pool.reverse()
     else:
         rng.shuffle(pool)
+    return cover(pool, amount)
+
+
+def cover(pool: Sequence[int], amount: int) -> tuple[int, ...]:
+    """The first notes of ``pool`` (in its order) that reach ``amount``, without those not needed:
+    the smallest of them go back while the rest still covers it. ``pool`` must reach ``amount``."""
     chosen: list[int] = []
     total = 0
     for v in pool:

@@ -16,6 +16,7 @@ from typing import Any, Final
 from cardtable.core.compiled import mypyc_attr
 from cardtable.core.contract import Request
 from cardtable.games.kuhhandel import actions as A
+from cardtable.games.kuhhandel.money import cover
 
 # Final: constants to the optional compiled build (no lookup per use); plain Python ignores it.
 _PASS: Final = A.PASS
@@ -148,14 +149,4 @@ def _random_payment(wallet: list[int], amount: int, rng: random.Random) -> tuple
             pool[i], pool[j] = pool[j], pool[i]
     else:
         rng.shuffle(pool)
-    chosen: list[int] = []
-    total = 0
-    for v in pool:
-        chosen.append(v)
-        total += v
-        if total >= amount:
-            break
-    chosen.sort()
-    while total - chosen[0] >= amount:
-        total -= chosen.pop(0)
-    return tuple(chosen)
+    return cover(pool, amount)

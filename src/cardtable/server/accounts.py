@@ -135,6 +135,14 @@ def _refuse(status: int, detail: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"detail": detail, **extra}, status_code=status)
 
 
+def _throttled(wait: float, why: str) -> JSONResponse:
+    """429 with ``Retry-After`` (whole seconds, rounded up): ``why``, then when to try again."""
+    seconds = int(wait + 0.999)
+    response = _refuse(429, f"{why}: try again in {seconds} s", retry_after=seconds)
+    response.headers["retry-after"] = str(seconds)
+    return response
+
+
 def _csrf_refusal(request: Request) -> JSONResponse | None:
     if not same_origin(request):
         return _refuse(403, "cross-site request refused (Origin is not this server)")
@@ -233,14 +241,7 @@ def signup(body: Credentials, request: Request) -> Response:
     address = request.client.host if request.client else None
     wait = throttles.sign_ups.retry_after(address)
     if wait > 0:
-        seconds = int(wait + 0.999)
-        response = _refuse(
-            429,
-            f"too many new accounts from your address: try again in {seconds} s",
-            retry_after=seconds,
-        )
-        response.headers["retry-after"] = str(seconds)
-        return response
+        return _throttled(wait, "too many new accounts from your address")
     throttles.sign_ups.failed(address)
     key = guest_key(body.guest_token) if body.guest_token else None
     try:
@@ -263,15 +264,9 @@ def signin(body: Credentials, request: Request) -> Response:
     address = request.client.host if request.client else None
     wait, why = throttles.retry_after(body.name, address)
     if wait > 0:
-        seconds = int(wait + 0.999)
-        response = _refuse(
-            429,
-            f"too many wrong passwords ({why} within "
-            f"{throttles.by_name.window_s:g} s): try again in {seconds} s",
-            retry_after=seconds,
+        return _throttled(
+            wait, f"too many wrong passwords ({why} within {throttles.by_name.window_s:g} s)"
         )
-        response.headers["retry-after"] = str(seconds)
-        return response
     identity = _store(request).verify_person(body.name, body.password)
     if identity is None:
         throttles.failed(body.name, address)

@@ -293,17 +293,7 @@ class TournamentStore:
                 )
             )
             for pos, (name, pid) in enumerate(zip(spec.entrants, ids, strict=True)):
-                conn.execute(
-                    tournament_entrants.insert().values(
-                        tournament_id=tid,
-                        position=pos,
-                        name=name,
-                        player_id=pid,
-                        faults=0,
-                        bans=0,
-                        suspended=False,
-                    )
-                )
+                _enter(conn, tid, pos, name, pid)
             if spec.signup_until is None:
                 self._start(conn, tid, spec)
         return tid
@@ -386,17 +376,7 @@ class TournamentStore:
             pos = conn.execute(
                 select(func.count()).where(tournament_entrants.c.tournament_id == tid)
             ).scalar_one()
-            conn.execute(
-                tournament_entrants.insert().values(
-                    tournament_id=tid,
-                    position=pos,
-                    name=name,
-                    player_id=player_id,
-                    faults=0,
-                    bans=0,
-                    suspended=False,
-                )
-            )
+            _enter(conn, tid, pos, name, player_id)
             return int(pos)
 
     def get(self, tid: str) -> dict[str, Any] | None:
@@ -989,6 +969,21 @@ def compute_standings(
     if not used_stand_in:
         rows = rows[:field]
     return {"field": field, "rows": rows, "entrants": entrants, "counts": counts}
+
+
+def _enter(conn: Connection, tid: str, position: int, name: str, player_id: int | None) -> None:
+    """An entrant's row: at ``position`` of the field, no faults, bans or suspension yet."""
+    conn.execute(
+        tournament_entrants.insert().values(
+            tournament_id=tid,
+            position=position,
+            name=name,
+            player_id=player_id,
+            faults=0,
+            bans=0,
+            suspended=False,
+        )
+    )
 
 
 def standings_json(table: Mapping[str, Any]) -> dict[str, Any]:

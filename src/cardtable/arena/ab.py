@@ -85,11 +85,7 @@ class ABReport:
     def to_json(self) -> dict[str, Any]:
         plan = self.plan_a
         return {
-            "game": plan.game,
-            "rules": plan.rules if isinstance(plan.rules, str) else dict(plan.rules),
-            "seats": plan.seats,
-            "seed": plan.seed,
-            "deals": plan.deals,
+            **plan.table_json(),
             "games": plan.games,
             "opponents": [e.ref for e in plan.entries[1:]],
             "a": self.a.to_json(),

@@ -72,6 +72,16 @@ class TournamentPlan:
     def games(self) -> int:
         return self.deals * self.rotations
 
+    def table_json(self) -> dict[str, Any]:
+        """The table the reports describe: game, rules, seats, seed and deals."""
+        return {
+            "game": self.game,
+            "rules": self.rules if isinstance(self.rules, str) else dict(self.rules),
+            "seats": self.seats,
+            "seed": self.seed,
+            "deals": self.deals,
+        }
+
     def schedule(self) -> list[tuple[int, int]]:
         """Every game as ``(deal, rotation)``, in the canonical order results are reported in."""
         return [(d, r) for d in range(self.deals) for r in range(self.rotations)]

@@ -44,11 +44,7 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         plan = self.plan
         return {
-            "game": plan.game,
-            "rules": plan.rules if isinstance(plan.rules, str) else dict(plan.rules),
-            "seats": plan.seats,
-            "seed": plan.seed,
-            "deals": plan.deals,
+            **plan.table_json(),
             "rotations": plan.rotations,
             "games": plan.games,
             "decision_timeout": plan.decision_timeout,
@@ -156,7 +152,7 @@ class Report:
             "place",
             "rating",
         )
-        table = [header]
+        table: list[tuple[str, ...]] = [header]
         for row in self.rows:
             table.append(
                 (

@@ -18,8 +18,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "game",
         help="kuhhandel or cunegonda (the engine); also 'cardtable bench server' (the cluster), "
-        "'bench analysis' (the expert's analysis) and 'bench analysis-latency' (live tables "
-        "while analyses run)",
+        "'bench analysis' (the expert's analysis), 'bench analysis-latency' (live tables "
+        "while analyses run) and 'bench table' (the browser table's cost in Chromium)",
     )
     p.add_argument("--rules", default=None)
     p.add_argument("--seats", type=int, default=None)

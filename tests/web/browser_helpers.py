@@ -18,6 +18,7 @@ from typing import Any
 
 import uvicorn
 
+from cardtable.client import GameReport, play
 from cardtable.server.app import create_app
 from cardtable.server.config import Settings
 from loopback import LOOPBACK
@@ -205,6 +206,26 @@ def open_tab(browser: Any, *, width: int = 1280, height: int = 900) -> Tab:
 
     page.on("websocket", watch)
     return tab
+
+
+def keep_public_views(tab: Tab) -> None:
+    """Keep every public view of a table the page reads (a ``/public`` answer with 200) in
+    ``tab.public_views``."""
+
+    def keep(reply: Any) -> None:
+        if "/public" in reply.url and reply.status == 200:
+            tab.public_views.append(json.loads(reply.text()))
+
+    tab.page.on("response", keep)
+
+
+def watch(browser: Any, server: WebServer, game_id: str) -> Tab:
+    """A spectator: a new tab (1100x860) that keeps the public views it reads, on the game's
+    /watch page (not waited for)."""
+    spectator = open_tab(browser, width=1100, height=860)
+    keep_public_views(spectator)
+    spectator.page.goto(f"{server.url}/watch/{game_id}")
+    return spectator
 
 
 def shot(tab: Tab, name: str) -> None:
@@ -531,3 +552,23 @@ def in_thread(job: Any, timeout: float = 150) -> Any:
         raise errors[0]
     assert out, f"the job did not finish in {timeout} s"
     return out[0]
+
+
+def play_as_registered_bot(
+    server: WebServer, name: str, agent: str, **options: Any
+) -> list[GameReport]:
+    """Register the bot ``name`` (``POST /api/bots``) and play ranked games as it with our client,
+    in a thread of its own; ``options`` (game, rules, games...) go to
+    :func:`cardtable.client.play`. Returns the games' reports."""
+    token = LOOPBACK.post(f"{server.url}/api/bots", json={"name": name}).json()["token"]
+    reports: list[GameReport] = in_thread(
+        lambda: play(
+            server.url.replace("http", "ws") + "/ws",
+            name,
+            token,
+            agent,
+            lobby="ranked",
+            **options,
+        )
+    )
+    return reports

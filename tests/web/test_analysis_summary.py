@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import SCREENSHOTS, Tab, WebServer, in_thread, run_server
+from browser_helpers import SCREENSHOTS, Tab, WebServer, play_as_registered_bot, run_server
 from test_accessibility import axe_violations
 
 from cardtable.cli import main
-from cardtable.client import play
 from loopback import LOOPBACK
 
 pytestmark = pytest.mark.timeout(240)
@@ -40,18 +39,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebServer
         fallback_bot={"cunegonda": "random"},
         analysis_worlds=4,
     ) as web:
-        token = LOOPBACK.post(f"{web.url}/api/bots", json={"name": NAME}).json()["token"]
-        reports = in_thread(
-            lambda: play(
-                web.url.replace("http", "ws") + "/ws",
-                NAME,
-                token,
-                "random",
-                lobby="ranked",
-                game="cunegonda",
-                rules="short",
-                games=2,
-            )
+        reports = play_as_registered_bot(
+            web, NAME, "random", game="cunegonda", rules="short", games=2
         )
         yield web, [r.game_id for r in reports]
 

@@ -23,10 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import Tab, WebServer, in_thread, open_tab, run_server, shot
+from browser_helpers import Tab, WebServer, open_tab, play_as_registered_bot, run_server, shot
 
 from cardtable.cli import main
-from cardtable.client import play
 from loopback import LOOPBACK
 
 #: one worker (pytest-xdist) plays the module's games once for all its tests
@@ -45,17 +44,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebServer
         house_bots={"kuhhandel": "random"},
         fallback_bot={"kuhhandel": "random"},
     ) as web:
-        token = LOOPBACK.post(f"{web.url}/api/bots", json={"name": NAME}).json()["token"]
-        reports = in_thread(
-            lambda: play(
-                web.url.replace("http", "ws") + "/ws",
-                NAME,
-                token,
-                f"{BOTS}:Raises",
-                lobby="ranked",
-                game="kuhhandel",
-                rules="classic",
-            )
+        reports = play_as_registered_bot(
+            web, NAME, f"{BOTS}:Raises", game="kuhhandel", rules="classic"
         )
         yield web, reports[0].game_id
 

@@ -26,6 +26,7 @@ from browser_helpers import (
     click_offered,
     drive,
     game_id_of,
+    keep_public_views,
     offered,
     open_tab,
     own_notes,
@@ -127,16 +128,11 @@ def test_duel_peek_keep_or_give_to_the_end(browser: Any, server: WebServer) -> N
         start = next(m for m in person.tab.messages() if m.get("type") == "game_start")
         person.seat = start["seat"]
         assert start["rules"]["duel"] and start["seats"] == 2
-
-        def keep(reply: Any) -> None:
-            if "/public" in reply.url and reply.status == 200:
-                spectator.public_views.append(reply.json())
-
         plan = DuelPlan(spectator, engine=server.app.state.hub.tables[game_id].game)
         spectator.page.route_web_socket(
             re.compile(r".*/ws$"), lambda ws: plan.routes.append((ws.connect_to_server(), ws))
         )
-        spectator.page.on("response", keep)
+        keep_public_views(spectator)
         spectator.page.goto(f"{server.url}/watch/{game_id}")
         spectator.page.locator(".kh-board").wait_for()
 

@@ -16,21 +16,15 @@ from browser_helpers import (
     play_until_over,
     shot,
     sign_in,
+    start_game,
 )
 
 pytestmark = pytest.mark.timeout(180)
 
 
 def test_master_pedigree_countdown_claims_at_the_clicked_count(tab: Tab, server: WebServer) -> None:
-    sign_in(tab, server, "Eve")
+    start_game(tab, server, "Eve", "kuhhandel", rules="master", seats="3", bots="random")
     page = tab.page
-    form = "form[aria-labelledby=quick-h]"
-    choose(page, form, "Game", "kuhhandel")
-    choose(page, form, "Rule set", "master")
-    page.locator(form).get_by_label("Seats", exact=True).fill("3")
-    choose(page, form, "House bot strength", "random")
-    page.locator(form).get_by_role("button", name="Play now").click()
-    game_id_of(tab)
     play_until_over(tab, kuhhandel_step, limit_s=90, stop_at="claim")
     panel = page.locator(".actions .panel[data-kind=claim]")
     panel.wait_for()

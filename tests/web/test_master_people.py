@@ -35,13 +35,13 @@ from browser_helpers import (
     drive,
     game_id_of,
     offered,
-    open_tab,
     own_notes,
     pick_notes,
     seat_faults,
     shot,
     sign_in_new,
     walk_key,
+    watch,
 )
 
 from cardtable.games.kuhhandel.describe import note_values
@@ -271,14 +271,7 @@ def test_three_people_play_master_through_tie_rats_and_countdowns(
             assert start["rules"]["trade_tie"] == "offer_again" and start["rules"]["rats"] == 2
         assert sorted(p.seat for p in people) == [0, 1, 2]
 
-        spectator = open_tab(browser, width=1100, height=860)
-
-        def keep(reply: Any) -> None:
-            if "/public" in reply.url and reply.status == 200:
-                spectator.public_views.append(reply.json())
-
-        spectator.page.on("response", keep)
-        spectator.page.goto(f"{server.url}/watch/{game_id}")
+        spectator = watch(browser, server, game_id)
         spectator.page.locator(".kh-board").wait_for()
 
         plan = Plan(people, engine=server.app.state.hub.tables[game_id].game)

@@ -25,6 +25,7 @@ from browser_helpers import (
     open_tab,
     play_until_over,
     sign_in,
+    start_game,
 )
 
 from cardtable.core import Event, load_bot, run_match
@@ -107,14 +108,8 @@ def test_the_log_says_animals_in_the_plural_and_plainly() -> None:
 def test_cunegonda_names_show_whole_on_a_phone(browser: Any, server: WebServer) -> None:
     tab = open_tab(browser, width=390, height=844)
     try:
-        sign_in(tab, server, "Ann")
+        start_game(tab, server, "Ann", "cunegonda", rounds="1", bots="random")
         page = tab.page
-        form = "form[aria-labelledby=quick-h]"
-        choose(page, form, "Game", "cunegonda")
-        page.locator(form).get_by_label("Rounds in the match").fill("1")
-        choose(page, form, "House bot strength", "random")
-        page.locator(form).get_by_role("button", name="Play now").click()
-        game_id_of(tab)
         heads = page.locator(".cu-seat .seat-head strong")
         page.locator(".hand-box .panel[data-kind=pass]").wait_for(timeout=20000)
         assert heads.count() == 4
@@ -160,14 +155,8 @@ def test_every_animal_name_fits_its_card(tab: Tab, server: WebServer, size: str)
 def test_the_spectator_view_opens_in_a_new_tab(tab: Tab, server: WebServer) -> None:
     """A player who wants to see what spectators see keeps the seat: the link opens a new tab;
     after the end it was still shown (the spectator view of a finished game is empty)."""
-    sign_in(tab, server, "Ann")
+    game_id = start_game(tab, server, "Ann", "cunegonda", rounds="1", bots="random")
     page = tab.page
-    form = "form[aria-labelledby=quick-h]"
-    choose(page, form, "Game", "cunegonda")
-    page.locator(form).get_by_label("Rounds in the match").fill("1")
-    choose(page, form, "House bot strength", "random")
-    page.locator(form).get_by_role("button", name="Play now").click()
-    game_id = game_id_of(tab)
     link = page.get_by_role("link", name="spectator view")
     link.wait_for()
     assert link.get_attribute("href") == f"/watch/{game_id}"
@@ -233,14 +222,8 @@ def test_the_score_table_keeps_each_name_on_one_line(
 
 def _cunegonda_pass(browser: Any, server: WebServer, width: int, height: int) -> Tab:
     tab = open_tab(browser, width=width, height=height)
-    sign_in(tab, server, "Ann")
+    start_game(tab, server, "Ann", "cunegonda", rounds="1", bots="random")
     page = tab.page
-    form = "form[aria-labelledby=quick-h]"
-    choose(page, form, "Game", "cunegonda")
-    page.locator(form).get_by_label("Rounds in the match").fill("1")
-    choose(page, form, "House bot strength", "random")
-    page.locator(form).get_by_role("button", name="Play now").click()
-    game_id_of(tab)
     page.locator(".hand-box .panel[data-kind=pass]").wait_for(timeout=20000)
     return tab
 

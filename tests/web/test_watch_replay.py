@@ -3,21 +3,18 @@ leaves is replaced by the house bot, and the replay viewer steps through the sto
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from browser_helpers import (
     Tab,
     WebServer,
-    choose,
     cunegonda_step,
-    game_id_of,
     kuhhandel_step,
-    open_tab,
     play_until_over,
     shot,
-    sign_in,
+    start_game,
+    watch,
 )
 
 pytestmark = pytest.mark.timeout(180)
@@ -34,18 +31,6 @@ PRIVATE_KINDS = {
     },
     "cunegonda": {"deal", "pass"},
 }
-
-
-def watch(browser: Any, server: WebServer, game_id: str) -> Tab:
-    spectator = open_tab(browser, width=1100, height=860)
-
-    def keep(reply: Any) -> None:
-        if "/public" in reply.url and reply.status == 200:
-            spectator.public_views.append(json.loads(reply.text()))
-
-    spectator.page.on("response", keep)
-    spectator.page.goto(f"{server.url}/watch/{game_id}")
-    return spectator
 
 
 def assert_spectator_saw_nothing_private(spectator: Tab, game: str) -> None:
@@ -74,15 +59,7 @@ def assert_spectator_saw_nothing_private(spectator: Tab, game: str) -> None:
 def test_spectator_sees_no_private_notes_and_the_replay_steps_through(
     tab: Tab, browser: Any, server: WebServer
 ) -> None:
-    sign_in(tab, server, "Bea")
-    page = tab.page
-    form = "form[aria-labelledby=quick-h]"
-    choose(page, form, "Game", "kuhhandel")
-    choose(page, form, "Rule set", "classic")
-    page.locator(form).get_by_label("Seats", exact=True).fill("3")
-    choose(page, form, "House bot strength", "random")
-    page.locator(form).get_by_role("button", name="Play now").click()
-    game_id = game_id_of(tab)
+    game_id = start_game(tab, server, "Bea", "kuhhandel", rules="classic", seats="3", bots="random")
     spectator = watch(browser, server, game_id)
     try:
         spectator.page.locator(".kh-board").wait_for()
@@ -159,14 +136,7 @@ def test_spectator_sees_no_private_notes_and_the_replay_steps_through(
 
 
 def test_cunegonda_spectator_sees_no_hand(tab: Tab, browser: Any, server: WebServer) -> None:
-    sign_in(tab, server, "Dora")
-    page = tab.page
-    form = "form[aria-labelledby=quick-h]"
-    choose(page, form, "Game", "cunegonda")
-    page.locator(form).get_by_label("Rounds in the match").fill("1")
-    choose(page, form, "House bot strength", "random")
-    page.locator(form).get_by_role("button", name="Play now").click()
-    game_id = game_id_of(tab)
+    game_id = start_game(tab, server, "Dora", "cunegonda", rounds="1", bots="random")
     spectator = watch(browser, server, game_id)
     try:
         spectator.page.locator(".cu-board").wait_for()

@@ -22,7 +22,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from sqlalchemy import create_engine, select, text
 from cardtable.client import Backoff, Client, GameReport, agent_source
 from cardtable.server.store.models import game_seats, games, players, ratings
 from loopback import LOOPBACK
+from server.wire import LocalServer
 
 #: About 60 s on an idle 2-core machine; up to 150 s when it is shared by eight jobs.
 pytestmark = pytest.mark.timeout(240)
@@ -47,12 +49,17 @@ KILLS = 3
 #: the process each bot connects to: the leader groups the bots of one process at a table
 #: (docs/server.md), so the three bots of p2 and the fifth of p0 must meet bots of another
 HOME = [0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2]
+#: random house and fallback bots: quick games, the tests are about the cluster, not the play
+RANDOM_BOTS = 'house_bots = { kuhhandel = "random" }\nfallback_bot = { kuhhandel = "random" }\n'
+#: ranked classic Kuhhandel with random house and fallback bots
+RANKED_RANDOM = '[server]\nranked_rules = { kuhhandel = ["classic"] }\n' + RANDOM_BOTS
 
 
-@pytest.fixture
-def database() -> Iterator[str]:
-    """A fresh PostgreSQL database of its own, dropped afterwards."""
-    name = f"ct_cluster_{secrets.token_hex(4)}"
+@contextmanager
+def fresh_database(stem: str) -> Iterator[str]:
+    """The URL of a fresh PostgreSQL database ``{stem}_<random>``, dropped afterwards; skips the
+    test when PostgreSQL is unreachable."""
+    name = f"{stem}_{secrets.token_hex(4)}"
     try:
         admin = create_engine(
             PG_ADMIN, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3}
@@ -69,9 +76,10 @@ def database() -> Iterator[str]:
         admin.dispose()
 
 
-@pytest.fixture
-def redis_prefix() -> Iterator[str]:
-    """A Redis key prefix of its own, its keys deleted afterwards."""
+@contextmanager
+def fresh_redis_prefix() -> Iterator[str]:
+    """A Redis key prefix of its own, its keys deleted afterwards; skips the test when Redis is
+    unreachable."""
     import redis
 
     client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
@@ -89,7 +97,21 @@ def redis_prefix() -> Iterator[str]:
         client.close()
 
 
-class Process:
+@pytest.fixture
+def database() -> Iterator[str]:
+    """A fresh PostgreSQL database of its own, dropped afterwards."""
+    with fresh_database("ct_cluster") as url:
+        yield url
+
+
+@pytest.fixture
+def redis_prefix() -> Iterator[str]:
+    """A Redis key prefix of its own, its keys deleted afterwards."""
+    with fresh_redis_prefix() as prefix:
+        yield prefix
+
+
+class Process(LocalServer):
     """One ``cardtable serve`` of the cluster, on a port it keeps across restarts."""
 
     def __init__(self, name: str, db: str, prefix: str, config: Path, log: Path) -> None:
@@ -152,14 +174,6 @@ class Process:
             assert time.monotonic() < end and self.proc.poll() is None, f"see {self.log}"
             time.sleep(0.1)
 
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
     def kill(self) -> None:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGKILL)
@@ -175,25 +189,26 @@ class Process:
                 self.proc.wait()
 
 
+def cluster(
+    names: Iterable[str], database: str, redis_prefix: str, tmp_path: Path, config: str
+) -> list[Process]:
+    """Processes named ``names`` (not started) of one cluster on ``database`` and
+    ``redis_prefix``, with ``config`` as their server.toml and one log, both in ``tmp_path``."""
+    toml = tmp_path / "server.toml"
+    toml.write_text(config)
+    log = tmp_path / "servers.log"
+    return [Process(name, database, redis_prefix, toml, log) for name in names]
+
+
 def test_three_processes_one_competition_survive_sigkill(
     database: str, redis_prefix: str, tmp_path: Path
 ) -> None:
-    config = tmp_path / "server.toml"
-    # quick bots so that the games are short: the test is about the cluster, not the play
-    config.write_text(
-        '[server]\nranked_rules = { kuhhandel = ["classic"] }\n'
-        'house_bots = { kuhhandel = "random" }\nfallback_bot = { kuhhandel = "random" }\n'
-    )
-    log = tmp_path / "servers.log"
-    procs = [Process(f"p{i}", database, redis_prefix, config, log) for i in range(3)]
+    procs = cluster([f"p{i}" for i in range(3)], database, redis_prefix, tmp_path, RANKED_RANDOM)
+    log = procs[0].log
     try:
         for p in procs:
             p.start()
-        tokens = {}
-        for i in range(BOTS):
-            reply = LOOPBACK.post(f"{procs[HOME[i]].http}/api/bots", json={"name": f"cb{i}"})
-            assert reply.status_code == 201, reply.text
-            tokens[f"cb{i}"] = reply.json()["token"]
+        tokens = {f"cb{i}": procs[HOME[i]].register(f"cb{i}") for i in range(BOTS)}
         health = LOOPBACK.get(f"{procs[0].http}/api/health").json()
         assert health["cluster"]["process"].startswith("p0-")
 
@@ -361,10 +376,8 @@ def test_one_connection_per_identity_and_spectators_across_processes(
     spectator of the owning process sees (public events only, relayed)."""
     from websockets.sync.client import connect
 
-    config = tmp_path / "server.toml"
-    config.write_text('[server]\nfallback_bot = { kuhhandel = "random" }\n')
-    log = tmp_path / "servers.log"
-    procs = [Process(f"q{i}", database, redis_prefix, config, log) for i in range(2)]
+    config = '[server]\nfallback_bot = { kuhhandel = "random" }\n'
+    procs = cluster(["q0", "q1"], database, redis_prefix, tmp_path, config)
     try:
         for p in procs:
             p.start()

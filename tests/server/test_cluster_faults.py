@@ -17,7 +17,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from loopback import LOOPBACK
-from server.test_cluster import Process, database, redis_prefix
+from server.test_cluster import RANDOM_BOTS, cluster, database, redis_prefix
 from server.wire import Wire
 
 pytestmark = pytest.mark.timeout(120)
@@ -27,10 +27,8 @@ __all__ = ["database", "redis_prefix"]  # fixtures
 def test_a_fault_report_is_relayed_to_the_process_that_runs_the_table(
     database: str, redis_prefix: str, tmp_path: Path
 ) -> None:
-    config = tmp_path / "server.toml"
-    config.write_text('[server]\nhouse_bots = { kuhhandel = "random" }\n')
-    log = tmp_path / "servers.log"
-    owner, other = (Process(n, database, redis_prefix, config, log) for n in ("fa", "fb"))
+    config = '[server]\nhouse_bots = { kuhhandel = "random" }\n'
+    owner, other = cluster(["fa", "fb"], database, redis_prefix, tmp_path, config)
     try:
         owner.start()
         other.start()
@@ -94,15 +92,11 @@ def test_the_faults_of_a_game_whose_process_died_are_stored(
 
     from cardtable.server.store.models import faults, game_seats
 
-    config = tmp_path / "server.toml"
     # no time bank: a silent decision is a timeout after the deadline (1 s) alone; and no
     # ban: the game goes on at a second per silent decision until the kill
-    config.write_text(
-        "[server]\ntime_bank_ms = 0\nmax_faults_per_game = 100\n"
-        'house_bots = { kuhhandel = "random" }\nfallback_bot = { kuhhandel = "random" }\n'
-    )
-    log = tmp_path / "servers.log"
-    doomed, survivor = (Process(n, database, redis_prefix, config, log) for n in ("fk", "fl"))
+    config = "[server]\ntime_bank_ms = 0\nmax_faults_per_game = 100\n" + RANDOM_BOTS
+    doomed, survivor = cluster(["fk", "fl"], database, redis_prefix, tmp_path, config)
+    log = doomed.log
     engine = create_engine(database)
 
     def stored(game_id: str) -> list[str]:
@@ -203,10 +197,8 @@ def test_the_faults_of_a_kuh_handel_game_whose_process_died_are_stored(
         sys.path.insert(0, tests)
     from compat.khclient import KhClient
 
-    config = tmp_path / "server.toml"
-    config.write_text("[server]\n")
-    log = tmp_path / "servers.log"
-    proc = Process("kf", database, redis_prefix, config, log)
+    (proc,) = cluster(["kf"], database, redis_prefix, tmp_path, "[server]\n")
+    log = proc.log
     proc.env = {"CARDTABLE_KH_REPLY_TIMEOUT_MS": "30000"}
     engine = create_engine(database)
 

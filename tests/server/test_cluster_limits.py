@@ -26,12 +26,11 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, text
 from websockets.exceptions import InvalidStatus
 
 from cardtable.server.store import Store
 from loopback import LOOPBACK
-from server.test_cluster import PG_ADMIN, REDIS_URL, Process
+from server.test_cluster import REDIS_URL, Process, cluster, fresh_database, fresh_redis_prefix
 from server.wire import Wire, closed_by_server
 
 #: one worker (pytest-xdist) starts the module's two processes once for all its tests
@@ -64,46 +63,18 @@ class Pair:
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     """Two cluster processes on a database and a Redis prefix of their own (module-wide: the
     tests use different client addresses and names)."""
-    import redis
-
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
-    try:
-        client.ping()
-    except Exception as exc:
-        pytest.skip(f"Redis not reachable at {REDIS_URL}: {type(exc).__name__}: {exc}")
-    name = f"ct_climits_{secrets.token_hex(4)}"
-    try:
-        admin = create_engine(
-            PG_ADMIN, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3}
-        )
-        with admin.connect() as conn:
-            conn.execute(text(f"CREATE DATABASE {name}"))
-    except Exception as exc:
-        pytest.skip(f"PostgreSQL not reachable at {PG_ADMIN}: {type(exc).__name__}: {exc}")
-    prefix = f"ct-test-{secrets.token_hex(4)}"
-    tmp = tmp_path_factory.mktemp("climits")
-    config = tmp / "server.toml"
-    config.write_text(CONFIG)
-    db = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-    log = tmp / "servers.log"
-    a, b = Process("la", db, prefix, config, log), Process("lb", db, prefix, config, log)
-    try:
-        store = Store(db)  # migrated once here: two processes migrating at once would race
-        store.migrate()
-        store.close()
-        with ThreadPoolExecutor(2) as starting:  # both at once: a start takes seconds
-            list(starting.map(Process.start, (a, b)))
-        yield Pair(a, b, prefix)
-    finally:
-        a.stop()
-        b.stop()
-        with admin.connect() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
-        keys = list(client.scan_iter(f"{prefix}:*"))
-        if keys:
-            client.delete(*keys)
-        client.close()
+    with fresh_redis_prefix() as prefix, fresh_database("ct_climits") as db:
+        a, b = cluster(["la", "lb"], db, prefix, tmp_path_factory.mktemp("climits"), CONFIG)
+        try:
+            store = Store(db)  # migrated once here: two processes migrating at once would race
+            store.migrate()
+            store.close()
+            with ThreadPoolExecutor(2) as starting:  # both at once: a start takes seconds
+                list(starting.map(Process.start, (a, b)))
+            yield Pair(a, b, prefix)
+        finally:
+            a.stop()
+            b.stop()
 
 
 def _until(check: Any, what: str, timeout: float = 20.0) -> Any:

@@ -23,7 +23,15 @@ from cardtable.server.cluster import choose_owner
 from cardtable.server.lobby import Member, QueueEntry, next_cluster_table
 from cardtable.server.store.models import game_seats, games, players
 from loopback import LOOPBACK
-from server.test_cluster import REDIS_URL, Process, database, redis_prefix
+from server.test_cluster import (
+    RANDOM_BOTS,
+    RANKED_RANDOM,
+    REDIS_URL,
+    Process,
+    cluster,
+    database,
+    redis_prefix,
+)
 
 __all__ = ["database", "redis_prefix"]  # fixtures
 
@@ -106,23 +114,13 @@ def test_tables_of_bots_of_one_process_run_there_without_relays(
 ) -> None:
     import redis
 
-    config = tmp_path / "server.toml"
-    config.write_text(
-        '[server]\nranked_rules = { kuhhandel = ["classic"] }\n'
-        'house_bots = { kuhhandel = "random" }\nfallback_bot = { kuhhandel = "random" }\n'
-    )
-    log = tmp_path / "servers.log"
-    procs = [Process(n, database, redis_prefix, config, log) for n in ("pa", "pb")]
+    procs = cluster(["pa", "pb"], database, redis_prefix, tmp_path, RANKED_RANDOM)
     shared = redis.Redis.from_url(REDIS_URL, decode_responses=True)
     try:
         for p in procs:
             p.start()
         names = [f"{'ab'[i % 2]}{i // 2}" for i in range(8)]  # a0 b0 a1 b1 ...
-        tokens = {}
-        for name in names:
-            reply = LOOPBACK.post(f"{procs[0].http}/api/bots", json={"name": f"pl{name}"})
-            assert reply.status_code == 201, reply.text
-            tokens[name] = reply.json()["token"]
+        tokens = {name: procs[0].register(f"pl{name}") for name in names}
         # the test holds the leader's lease while the bots join, one after the other and
         # alternately on the two processes, so that the queue is whole and in a known order
         # when the matching starts (whatever the machine's speed)
@@ -210,12 +208,8 @@ def test_a_tournament_table_between_equals_runs_on_the_less_busy_process(
 
     admin = "organiser-secret"
     monkeypatch.setenv("CARDTABLE_ADMIN_TOKEN", admin)
-    config = tmp_path / "server.toml"
-    config.write_text(
-        '[server]\nhouse_bots = { kuhhandel = "random" }\nfallback_bot = { kuhhandel = "random" }\n'
-    )
-    log = tmp_path / "servers.log"
-    busy, idle = (Process(n, database, redis_prefix, config, log) for n in ("ta", "tb"))
+    busy, idle = cluster(["ta", "tb"], database, redis_prefix, tmp_path, "[server]\n" + RANDOM_BOTS)
+    log = busy.log
     busy.env = {"CARDTABLE_DEADLINE_MS": "60000"}  # the practice tables' bot is silent
     entrants = ["le0", "le1", "le2", "le3"]
     bots: list[subprocess.Popen[str]] = []

@@ -4,79 +4,83 @@ transaction game end, ratings and their recomputation."""
 from __future__ import annotations
 
 import json
-import os
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from cardtable.server.ratings import INITIAL, conservative, rate
 from cardtable.server.store.db import MIGRATIONS, FaultRow, SeatOutcome, Store
-
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-#: One schema per test process: runs at once (several checkouts on one PostgreSQL) never
-#: drop each other's tables.
-PG_SCHEMA = f"cardtable_server_tests_{os.getpid()}"
 
 #: The newest migration (every start migrates to it).
 HEAD = ScriptDirectory(str(MIGRATIONS)).get_current_head()
 
 
-def _postgres_url() -> str:
-    """A URL whose connections use a private schema, recreated empty; skips if unreachable."""
-    try:
-        engine = create_engine(PG_URL, connect_args={"connect_timeout": 3})
-        with engine.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA IF EXISTS {PG_SCHEMA} CASCADE"))
-            conn.execute(text(f"CREATE SCHEMA {PG_SCHEMA}"))
-        engine.dispose()
-    except Exception as exc:
-        pytest.skip(f"PostgreSQL not reachable at {PG_URL}: {type(exc).__name__}: {exc}")
-    return f"{PG_URL}?options=-csearch_path%3D{PG_SCHEMA}"
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    url = f"sqlite:///{tmp_path / 'store.db'}" if request.param == "sqlite" else _postgres_url()
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'store.db'}"
+    else:  # a private schema, created empty and dropped afterwards (conftest.py)
+        url = request.getfixturevalue("pg_url")
     s = Store(url)
     s.migrate()
     yield s
     s.close()
-    if request.param == "postgresql":
-        _drop_schema()
 
 
-def _drop_schema() -> None:
-    engine = create_engine(PG_URL)
-    with engine.begin() as conn:
-        conn.execute(text(f"DROP SCHEMA IF EXISTS {PG_SCHEMA} CASCADE"))
-    engine.dispose()
+def _start(store: Store, game_id: str, seats: Sequence[tuple[Any, ...]], **changes: Any) -> None:
+    """``store.start_game`` of a rated short Cunegonda game of the ranked lobby on ``main`` (seed
+    1, rules ``{}``), with ``changes`` to any of those."""
+    game: dict[str, Any] = {
+        "game": "cunegonda",
+        "rules_name": "short",
+        "rules": {},
+        "seed": 1,
+        "lobby": "ranked",
+        "rated": True,
+        "instance": "main",
+        **changes,
+    }
+    store.start_game(game_id=game_id, seats=seats, **game)
+
+
+def _finish(
+    store: Store,
+    game_id: str,
+    *,
+    record: dict[str, Any],
+    result: dict[str, Any],
+    seats: Sequence[SeatOutcome],
+    fault_rows: Sequence[FaultRow] = (),
+    suspend_after: int = 3,
+    suspend_window: int = 5,
+) -> list[str]:
+    """``store.finish_game`` with a suspension of 1 minute (after 3 faulty games of 5 unless
+    told); the names of the bots it suspended."""
+    return store.finish_game(
+        game_id,
+        record=record,
+        result=result,
+        seats=seats,
+        fault_rows=fault_rows,
+        suspend_after=suspend_after,
+        suspend_window=suspend_window,
+        suspend_minutes=1,
+    )
 
 
 def _play(store: Store, game_id: str, players: list[int], places: list[int]) -> list[str]:
-    store.start_game(
-        game_id=game_id,
-        game="cunegonda",
-        rules_name="short",
-        rules={"name": "short"},
-        seed=1,
-        lobby="ranked",
-        rated=True,
-        instance="main",
-        seats=[(p, f"p{p}", "bot") for p in players],
-    )
-    return store.finish_game(
+    _start(store, game_id, [(p, f"p{p}", "bot") for p in players], rules={"name": "short"})
+    return _finish(
+        store,
         game_id,
         record={"game": "cunegonda", "actions": []},
         result={"termination": "normal", "scores": [0] * len(players), "places": places},
         seats=[SeatOutcome(i, p, 0, False) for i, p in enumerate(players)],
-        fault_rows=[],
-        suspend_after=3,
-        suspend_window=5,
-        suspend_minutes=1,
     )
 
 
@@ -103,28 +107,17 @@ def test_bot_names_are_validated_unique_and_tokens_hashed(store: Store) -> None:
 
 def test_a_game_end_is_written_in_one_transaction(store: Store) -> None:
     players = [store.create_bot(f"bot{i}")[0].id for i in range(3)]
-    store.start_game(
-        game_id="g1",
-        game="cunegonda",
-        rules_name="short",
-        rules={},
-        seed=1,
-        lobby="ranked",
-        rated=True,
-        instance="main",
-        seats=[(p, f"bot{i}", "bot") for i, p in enumerate(players)],
-    )
+    _start(store, "g1", [(p, f"bot{i}", "bot") for i, p in enumerate(players)])
+    result = {"termination": "normal", "scores": [1, 2, 3], "places": [2, 1, 0]}
     broken = FaultRow(0, players[0], 3, "play", "timeout", None)  # type: ignore[arg-type]
     with pytest.raises(Exception, match="(?i)null|not null"):
-        store.finish_game(
+        _finish(
+            store,
             "g1",
             record={"x": 1},
-            result={"termination": "normal", "scores": [1, 2, 3], "places": [2, 1, 0]},
+            result=result,
             seats=[SeatOutcome(i, p, 1, False) for i, p in enumerate(players)],
             fault_rows=[broken],
-            suspend_after=3,
-            suspend_window=5,
-            suspend_minutes=1,
         )
     # nothing of the failed end is visible: the game still runs, no places, no ratings
     detail = store.game_detail("g1")
@@ -132,15 +125,12 @@ def test_a_game_end_is_written_in_one_transaction(store: Store) -> None:
     assert all(s["place"] is None for s in detail["seats_detail"])
     assert store.leaderboard("cunegonda", "short") == []
     # and a good end writes everything together
-    _ = store.finish_game(
+    _ = _finish(
+        store,
         "g1",
         record={"x": 1},
-        result={"termination": "normal", "scores": [1, 2, 3], "places": [2, 1, 0]},
+        result=result,
         seats=[SeatOutcome(i, p, 0, False) for i, p in enumerate(players)],
-        fault_rows=[],
-        suspend_after=3,
-        suspend_window=5,
-        suspend_minutes=1,
     )
     detail = store.game_detail("g1")
     assert detail is not None and detail["status"] == "finished"
@@ -185,26 +175,19 @@ def test_people_and_bots_share_ratings_and_recompute_rebuilds_them(store: Store)
         rng.shuffle(places)
         _play(store, f"mixed{g}", players, places)
     # a guest's game, claimed by Person 0 afterwards
-    store.start_game(
-        game_id="guest-game",
-        game="cunegonda",
-        rules_name="short",
+    _start(
+        store,
+        "guest-game",
+        [(None, "Gast", "guest", "guest:abc"), (bots[0], "b0", "bot", None)],
         rules={"name": "short"},
-        seed=1,
         lobby="practice",
-        rated=True,
-        instance="main",
-        seats=[(None, "Gast", "guest", "guest:abc"), (bots[0], "b0", "bot", None)],
     )
-    store.finish_game(
+    _finish(
+        store,
         "guest-game",
         record={},
         result={"termination": "normal", "scores": [1, 0], "places": [0, 1]},
         seats=[SeatOutcome(0, None, 0, False), SeatOutcome(1, bots[0], 0, False)],
-        fault_rows=[],
-        suspend_after=3,
-        suspend_window=5,
-        suspend_minutes=1,
     )
     assert store.claim_guest(people[0], "guest:abc") == 1
     board = store.leaderboard("cunegonda", "short")
@@ -220,28 +203,17 @@ def test_people_and_bots_share_ratings_and_recompute_rebuilds_them(store: Store)
 
 
 def test_unfinished_games_are_marked_aborted(store: Store) -> None:
-    store.start_game(
-        game_id="left-over",
-        game="kuhhandel",
-        rules_name="classic",
-        rules={},
-        seed=1,
-        lobby="practice",
-        rated=False,
-        instance="main",
-        seats=[(None, "Ada", "guest")],
-    )
-    store.start_game(
-        game_id="other",
-        game="kuhhandel",
-        rules_name="classic",
-        rules={},
-        seed=1,
-        lobby="practice",
-        rated=False,
-        instance="elsewhere",
-        seats=[(None, "Bo", "guest")],
-    )
+    for game_id, guest, instance in [("left-over", "Ada", "main"), ("other", "Bo", "elsewhere")]:
+        _start(
+            store,
+            game_id,
+            [(None, guest, "guest")],
+            game="kuhhandel",
+            rules_name="classic",
+            lobby="practice",
+            rated=False,
+            instance=instance,
+        )
     assert store.abort_unfinished("main") == 1
     detail = store.game_detail("left-over")
     assert detail is not None and detail["status"] == "aborted"
@@ -254,18 +226,15 @@ def test_suspension_after_games_taken_over(store: Store) -> None:
     pid = store.create_bot("faulty")[0].id
     others = [store.create_bot(f"o{i}")[0].id for i in range(2)]
     for g in range(2):
-        store.start_game(
-            game_id=f"f{g}",
-            game="cunegonda",
-            rules_name="short",
-            rules={},
-            seed=1,
+        _start(
+            store,
+            f"f{g}",
+            [(p, str(p), "bot") for p in [pid, *others]],
             lobby="practice",
             rated=False,
-            instance="main",
-            seats=[(p, str(p), "bot") for p in [pid, *others]],
         )
-        suspended = store.finish_game(
+        suspended = _finish(
+            store,
             f"f{g}",
             record={},
             result={"termination": "normal", "scores": [0, 0, 0], "places": [0, 1, 2]},
@@ -276,7 +245,6 @@ def test_suspension_after_games_taken_over(store: Store) -> None:
             fault_rows=[FaultRow(0, pid, 1, "play", "timeout", "slow")],
             suspend_after=2,
             suspend_window=4,
-            suspend_minutes=1,
         )
     assert suspended == ["faulty"]
     info = store.bot_detail("faulty")

@@ -39,14 +39,24 @@ def organise(server: RunningServer, **spec: Any) -> dict[str, Any]:
     return wire.organise(server.http, ADMIN, **spec)
 
 
-def enter(server: RunningServer, name: str, token: str, tid: str, bot: str = "heuristic") -> Any:
-    """A bot that plays the tournament's games until the server says it is over."""
+def enter(
+    server: RunningServer, name: str, token: str, tid: str, bot: Any = "heuristic", **options: Any
+) -> tuple[threading.Thread, dict[str, Any]]:
+    """A bot (a built-in's name or a factory) that plays the tournament's games until the server
+    says it is over, in a thread; ``options`` go to ``play``. The thread and its outcome."""
     outcome: dict[str, Any] = {}
 
     def run() -> None:
         try:
             outcome["reports"] = play(
-                server.ws, name, token, bot, games=10_000, lobby="tournament", tournament=tid
+                server.ws,
+                name,
+                token,
+                bot,
+                games=10_000,
+                lobby="tournament",
+                tournament=tid,
+                **options,
             )
         except ServerError as exc:
             outcome["error"] = exc.code
@@ -56,6 +66,20 @@ def enter(server: RunningServer, name: str, token: str, tid: str, bot: str = "he
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread, outcome
+
+
+def play_out(
+    server: RunningServer, tid: str, tokens: dict[str, str], bot: str = "heuristic"
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Every bot of ``tokens`` enters the tournament and plays until it is finished (90 s at
+    most): the tournament then, and each bot's outcome once its thread ended (20 s at most)."""
+    bots = [enter(server, n, token, tid, bot=bot) for n, token in tokens.items()]
+    info = server.wait_for(
+        f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=90
+    )
+    for thread, _ in bots:
+        thread.join(timeout=20)
+    return info, [outcome for _, outcome in bots]
 
 
 def test_bad_requests_change_nothing(server: RunningServer) -> None:
@@ -118,12 +142,8 @@ def test_native_bots_play_every_game_once(server: RunningServer) -> None:
         quiet_ms=40,
     )
     tid = t["id"]
-    bots = [enter(server, n, tokens[n], tid) for n in names]
-    info = server.wait_for(
-        f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=90
-    )
-    for thread, outcome in bots:
-        thread.join(timeout=20)
+    info, outcomes = play_out(server, tid, tokens)
+    for outcome in outcomes:
         assert outcome.get("error") == "tournament_over", outcome
     assert info["games"]["done"] == 4 and info["games"]["planned"] == 0
     games = server.get(f"/api/tournaments/{tid}/games")["games"]
@@ -168,12 +188,7 @@ def test_swiss_with_house_seats_plays_tables_side_by_side(server: RunningServer)
     )
     tid = t["id"]
     assert t["games"]["planned"] == 2 * 3  # round one: 2 tables x 1 deal x 3 rotations
-    bots = [enter(server, n, tokens[n], tid, bot="random") for n in names]
-    info = server.wait_for(
-        f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=90
-    )
-    for thread, _outcome in bots:
-        thread.join(timeout=20)
+    info, _ = play_out(server, tid, tokens, bot="random")
     assert info["games"]["done"] == 12  # round two was planned from round one's standings
     games = server.get(f"/api/tournaments/{tid}/games")["games"]
     assert {g["round"] for g in games} == {0, 1}
@@ -227,27 +242,9 @@ def test_faults_ban_then_suspend(server: RunningServer) -> None:
         quiet_ms=40,
     )
     tid = t["id"]
-    sleepy: dict[str, Any] = {}
-
-    def run_sleepy() -> None:
-        try:
-            sleepy["reports"] = play(
-                server.ws,
-                names[0],
-                tokens[names[0]],
-                lambda info: SleepyBot(10_000),
-                games=10_000,
-                lobby="tournament",
-                tournament=tid,
-                fallback=False,
-            )
-        except ServerError as exc:
-            sleepy["error"] = exc.code
-        except Exception as exc:
-            sleepy["error"] = repr(exc)
-
-    thread = threading.Thread(target=run_sleepy, daemon=True)
-    thread.start()
+    thread, _ = enter(
+        server, names[0], tokens[names[0]], tid, lambda info: SleepyBot(10_000), fallback=False
+    )
     others = [enter(server, n, tokens[n], tid, bot="random") for n in names[1:]]
     info = server.wait_for(
         f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=100
@@ -296,10 +293,7 @@ def test_offline_arena_reaches_the_same_standings(server: RunningServer) -> None
         quiet_ms=40,
     )
     tid = t["id"]
-    bots = [enter(server, n, tokens[n], tid, bot="random") for n in names]
-    server.wait_for(f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=90)
-    for thread, _ in bots:
-        thread.join(timeout=20)
+    play_out(server, tid, tokens, bot="random")
     table = server.get(f"/api/tournaments/{tid}/standings")
     r = LOOPBACK.get(f"{server.http}/api/tournaments/{tid}/archive", timeout=20)
     command = zipfile.ZipFile(io.BytesIO(r.content)).read("arena.txt").decode().splitlines()[-1]

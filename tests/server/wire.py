@@ -55,11 +55,10 @@ def fast_settings(db: str, **overrides: Any) -> Settings:
     return settings
 
 
-@dataclass
-class RunningServer:
-    settings: Settings
+class LocalServer:
+    """A server on 127.0.0.1 at ``port``: its URLs, and bots registered on it."""
+
     port: int
-    app: Any
 
     @property
     def http(self) -> str:
@@ -70,9 +69,17 @@ class RunningServer:
         return f"ws://127.0.0.1:{self.port}/ws"
 
     def register(self, name: str) -> str:
+        """Register a bot (``POST /api/bots``, 201): its token."""
         reply = LOOPBACK.post(f"{self.http}/api/bots", json={"name": name})
         assert reply.status_code == 201, reply.text
         return str(reply.json()["token"])
+
+
+@dataclass
+class RunningServer(LocalServer):
+    settings: Settings
+    port: int
+    app: Any
 
     def get(self, path: str) -> Any:
         reply = LOOPBACK.get(f"{self.http}{path}")

@@ -17,6 +17,7 @@ from browser_helpers import (
     Tab,
     WebServer,
     cunegonda_step,
+    open_tab,
     play_until_over,
     seat_faults,
     shot_pair,
@@ -129,3 +130,34 @@ def test_a_slow_account_answer_does_not_open_a_second_connection(
     assert socket_story(tab, 1) == ["open"], tab.sockets
     page.locator("form[aria-labelledby=priv-h]").wait_for()
     assert not tab.errors, tab.errors
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+def test_the_lobby_does_not_move_when_the_account_answer_comes(
+    browser: Any, server: WebServer, width: int, height: int
+) -> None:
+    """The lobby's forms stay where they are when ``/api/account`` answers: a line of about the
+    answer's length holds its place. Before, the answer pushed the forms down by a line or two
+    as it came, and a click made at that moment (CI: on the bot sign-in's summary) landed
+    elsewhere. Desktop and phone width (where the answer takes two lines)."""
+    tab = open_tab(browser, width=width, height=height)
+    page = tab.page
+    held: list[Any] = []
+    page.route("**/api/account", lambda route: held.append(route))
+    page.goto(server.url + "/")
+    summary = page.get_by_text("Play with a registered bot's name and token")
+    summary.wait_for()
+    end = time.monotonic() + 10
+    while not held and time.monotonic() < end:
+        page.wait_for_timeout(50)
+    assert held, "the lobby did not ask /api/account"
+    before = summary.bounding_box()
+    for route in held:
+        route.continue_()
+    page.unroute("**/api/account")
+    page.get_by_text("Sign in or create an account").wait_for()
+    after = summary.bounding_box()
+    assert before is not None and after is not None
+    assert after["y"] == before["y"], f"the forms moved by {after['y'] - before['y']} px"
+    assert not tab.errors, tab.errors
+    tab.page.context.close()

@@ -270,6 +270,8 @@ def test_sign_in_with_a_registered_bot_token_and_play(browser: Any, quick: WebSe
     try:
         for t, key in ((wrong, "not-the-token"), (tab, secret)):
             t.page.goto(quick.url + "/")
+            # the account's answer is in (the lobby holds its place, so nothing moves meanwhile)
+            t.page.get_by_text("Sign in or create an account").wait_for()
             t.page.get_by_text("Play with a registered bot's name and token").click()
             t.page.get_by_label("Bot name").fill("web-token-bot")
             t.page.get_by_label("Token", exact=True).fill(key)

@@ -203,13 +203,15 @@ function drawAccount(main, me, navigate) {
 
 /** The lobby's box for people with an account (shown when no identity is connected). */
 export function accountBox(connect) {
-  const box = h("div", { class: "account-box" });
+  // a line of about the answer's length holds its place, so the forms below do not move when it
+  // comes (a click on the bot sign-in's summary, made as the page shifted, would land elsewhere)
+  const box = h("div", { class: "account-box" }, h("p", { class: "muted" }, "Checking whether you are signed in to an account (for a rating and a profile)…"));
   account().then((me) => {
     if (me.signed_in) {
-      box.append(h("p", {}, "Signed in as ", h("strong", {}, me.name), ". "),
+      clear(box).append(h("p", {}, "Signed in as ", h("strong", {}, me.name), ". "),
         h("button", { type: "button", class: "primary", onclick: () => connect({ kind: "person", name: me.name }) }, `Play as ${me.name}`));
     } else {
-      box.append(h("p", {}, h("a", { href: "/signin" }, "Sign in or create an account"),
+      clear(box).append(h("p", {}, h("a", { href: "/signin" }, "Sign in or create an account"),
         " for a rating and a profile, or play as a guest:"));
     }
   });

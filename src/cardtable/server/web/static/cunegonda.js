@@ -72,6 +72,13 @@ function finishedTrick(obs, events) {
 }
 
 /**
+ * The board is built again at every draw, not patched: a finished trick's cards carry motion of
+ * their own from draw to draw (an animation that fills forwards, a transform set in pixels), which
+ * a patch would carry onto the next trick's cards.
+ */
+export const PATCH_BOARD = false;
+
+/**
  * ctx: {names, me, hand (own cards or null), revealed (every hand, replays), seats (holders),
  * events (the events so far, to keep a finished trick on the table until the next card)}
  */

@@ -54,7 +54,7 @@ const ONE_SHOT = /(^|\s)(fresh|arrived|notes-in|notes-out)(\s|$)/;
 /**
  * Make `old` (in the page) look like `fresh` (just built by h(), not in the page) by changing only
  * what differs: attributes, texts, and children position by position; a child of another tag, or
- * with another `data-key`, or drawn with a one-shot animation class, is replaced whole. Unchanged
+ * drawn with a one-shot animation class, is replaced whole. Unchanged
  * parts are not touched, so the browser lays out only what changed, a card flying (element.animate)
  * keeps flying, and focus stays where it was. Event listeners are not carried over: use it for
  * views without them (the Kuhhandel board). Returns the element now in the page.
@@ -68,7 +68,7 @@ export function morph(old, fresh) {
     if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
     return old;
   }
-  if (old.getAttribute("data-key") !== fresh.getAttribute("data-key") || ONE_SHOT.test(fresh.getAttribute("class") || "")) {
+  if (ONE_SHOT.test(fresh.getAttribute("class") || "")) {
     old.replaceWith(fresh);
     return fresh;
   }

@@ -232,6 +232,9 @@ function placeSeats(n, me) {
   return spots;
 }
 
+/** The board is patched in place from draw to draw (table.js, dom.js morph). */
+export const PATCH_BOARD = true;
+
 /**
  * ctx: {names, me (seat or null), rules, wallet (own notes or null), revealed (every wallet, for
  * replays and the end), seats (holders from /public: away flags), clock (open-auction text),
@@ -883,16 +886,14 @@ export function afterDraw(root, memory, events) {
   }
   const bid = root.querySelector(".kh-center .bids li.new");
   const head = bidder === null ? null : root.querySelector(`.seat[data-seat="${bidder}"] .seat-head`);
-  const bidFrom = bid && head ? head.getBoundingClientRect() : null;
-  const bidTo = bid && head ? bid.getBoundingClientRect() : null;
+  const bidFlight = bid && head ? [head.getBoundingClientRect(), bid.getBoundingClientRect()] : null;
   for (const [card, to] of arrivals) {
     card.animate([{ transform: `translate(${from.left - to.left}px, ${from.top - to.top}px) scale(1.3)` }, { transform: "none" }],
       { duration: 400, easing: "ease-out" });
   }
   for (const [a, b, count] of flights) flyNotes(a, b, count);
-  if (bidFrom) {
-    const from = bidFrom;
-    const to = bidTo;
+  if (bidFlight) {
+    const [from, to] = bidFlight;
     const dx = from.left + from.width / 2 - (to.left + to.width / 2);
     const dy = from.top + from.height / 2 - (to.top + to.height / 2);
     // a copy flies in a fixed layer over the page, as the notes do: the line itself moved off

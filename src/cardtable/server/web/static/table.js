@@ -113,14 +113,14 @@ function logView(box) {
 
 /**
  * The board in `box`: `show(board, {patch, result})` puts a board just built in; with `patch`
- * (the Kuhhandel board) the one in the page is patched to match (dom.js morph: only what changed
- * is laid out again, motion under way goes on), otherwise it is replaced (the Cunegonda board,
- * whose cards carry motion of their own from draw to draw). `result` (the end's panel) goes above.
+ * (the game module's PATCH_BOARD) the one in the page is patched to match (dom.js morph: only what
+ * changed is laid out again, motion under way goes on), otherwise it is replaced. `result` (the
+ * end's panel) goes above.
  */
 function boardView(box) {
   let board = null;
   return function show(fresh, { patch = false, result = null } = {}) {
-    if (patch && board && board.parentNode === box && board.nodeName === fresh.nodeName) board = morph(board, fresh);
+    if (patch && board && board.parentNode === box) board = morph(board, fresh);
     else { clear(box).appendChild(fresh); board = fresh; }
     const old = box.querySelector(":scope > .result");
     if (old) old.remove();
@@ -506,7 +506,7 @@ export function renderSeat(main, gameId, navigate) {
         start.game === "kuhhandel" ? KH.scoreBoard(res, obs, start.rules, names, me, start.pages) : CU.roundTable(res, obs, sorted, names, me, start.pages),
         h("p", { class: "row" }, againButton || (againButton = playAgain(gameId, start, navigate)), h("a", { class: againButton ? "button" : "button primary", href: "/" }, againButton ? "Back to the lobby" : "Play again (the lobby)"), h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay")));
     }
-    showBoard(board, { patch: start.game === "kuhhandel" && !!obs, result });
+    showBoard(board, { patch: !!obs && mod.PATCH_BOARD, result });
 
     // actions: rebuilt only when the open requests change (a half-filled picker survives)
     const open = [...store.requests.values()];
@@ -656,7 +656,7 @@ export function renderWatch(main, gameId) {
       start.game === "kuhhandel" ? KH.scoreBoard(end.result, obs, start.rules, names, null, start.pages) : CU.roundTable(end.result, obs, sorted, names, null, start.pages),
       h("p", {}, h("a", { href: `/replay/${gameId}` }, "Watch the replay"))) : null;
     const board = obs ? mod.renderBoard(obs, { names, pages: start.pages, me: null, rules: start.rules, seats: view.seats, clock, events: sorted, memory }) : h("div");
-    showBoard(board, { patch: start.game === "kuhhandel" && !!obs, result });
+    showBoard(board, { patch: !!obs && mod.PATCH_BOARD, result });
     log.show(eventLines(start.game, sorted, names), stick);
     if (obs) mod.afterDraw(boardBox, memory, sorted);
   }

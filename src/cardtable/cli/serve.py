@@ -49,11 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import socket
 
-    import uvicorn
-
     from cardtable.core.compiled import build_line
     from cardtable.server.app import create_app
     from cardtable.server.config import load_settings
+    from cardtable.server.departure import LeavingServer
     from cardtable.server.limits import uvicorn_config
 
     settings = load_settings(
@@ -86,7 +85,13 @@ def run(args: argparse.Namespace) -> int:
     # the limits against abuse (connections per address, header timeout, frame sizes...) live
     # in the protocol classes uvicorn_config picks (server/limits.py)
     config = uvicorn_config(app, settings)
-    server = uvicorn.Server(config)
+
+    def leaving() -> None:  # before the sockets close: they cost their bots no fault
+        hub = getattr(app.state, "hub", None)
+        if hub is not None:
+            hub.leaving = True
+
+    server = LeavingServer(config, leaving)
     url = settings.public_url
     print(
         f"cardtable server: {url}  (API docs {url}/docs, WebSocket "

@@ -448,7 +448,7 @@ class Cluster:
             table.on_action(relay, m["request_id"], m["action"], time.perf_counter())
         elif op == "detach":
             if table is not None:
-                table.detach(relay)
+                table.detach(relay, excused=bool(m.get("excused")))
             self._unrelay(relay)
         elif op == "leave":
             if table is not None:
@@ -515,7 +515,7 @@ class Cluster:
             if run == m["run"]:
                 for table in list(self.hub.tables.values()):
                     if table.seat_of(relay) is not None:
-                        table.detach(relay)
+                        table.detach(relay, excused=True)  # the server lost it: no fault
                     table.spectators.discard(relay)
                 self.relays.pop((run, relay.cid), None)
 
@@ -570,12 +570,13 @@ class Cluster:
         if watched is not None:
             self.to(watched[1], self._from(session, "detach", watched[0]))
 
-    def forget(self, key: str, session: Any) -> None:
-        """``key``'s connection closed: its seats on other processes are detached."""
+    def forget(self, key: str, session: Any, *, excused: bool = False) -> None:
+        """``key``'s connection closed: its seats on other processes are detached (with no
+        fault when this process ended it, ``excused``: server/departure.py)."""
         if not hasattr(session, "cid"):
             return
         for game, owner in list(self.routes.get(key, {}).items()):
-            self.to(owner, self._from(session, "detach", game))
+            self.to(owner, {**self._from(session, "detach", game), "excused": excused})
 
     def leave(self, member: Member) -> None:
         for game, owner in list(self.routes.get(member.key, {}).items()):

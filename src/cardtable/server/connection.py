@@ -74,6 +74,8 @@ class Session:
         #: holds for it names it).
         self.cid = secrets.token_hex(6)
         self.closing = False
+        #: The server asked the client to reconnect (rebalance.py): its going costs no fault.
+        self.sent_away = False
         self._disconnected = False
         #: Options from hello (see :class:`~cardtable.server.table.Peer`).
         self.events_in_request = False

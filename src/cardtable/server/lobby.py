@@ -27,6 +27,7 @@ from cardtable.core import GameSpec, game_names, game_spec
 from cardtable.core.registry import OutsideBot, bot_refusal
 from cardtable.server import ratings as rating_math
 from cardtable.server.config import Settings
+from cardtable.server.departure import server_ended
 from cardtable.server.metrics import ServerMetrics
 from cardtable.server.store.db import Identity, Store
 from cardtable.server.table import PACES, PEOPLE, Peer, SeatState, Table, TableSetup
@@ -158,6 +159,8 @@ class Hub:
         self.cluster: Cluster | None = None
         #: The tournaments' lobby and scheduler (tournament_lobby.py).
         self.tournaments = TournamentLobby(self)
+        #: The process is stopping: the connections it closes cost no fault (departure.py).
+        self.leaving = False
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -236,13 +239,14 @@ class Hub:
         """The connection of ``member_key`` closed: leave queues and detach from tables."""
         self._unqueue(member_key, peer)
         self.tournaments.forget(member_key)
+        excused = server_ended(self, peer)
         if self.cluster is not None:
-            self.cluster.forget(member_key, peer)
+            self.cluster.forget(member_key, peer, excused=excused)
         self._leave_private(member_key, peer)
         for game_id in list(self.seats_by_key.get(member_key, {})):
             table = self.tables.get(game_id)
             if table is not None:
-                table.detach(peer)
+                table.detach(peer, excused=excused)
         for table in self.tables.values():
             table.spectators.discard(peer)
 

@@ -645,23 +645,28 @@ class Table:
         if not seat.taken_over:
             self._advance()  # a seat played by the fallback while away is asked again
 
-    def detach(self, conn: Peer) -> None:
+    def detach(self, conn: Peer, *, excused: bool = False) -> None:
         """A client disconnected. A bot's open requests go to the fallback (one fault). A
         person's stay open for the grace period (``grace_ms``): no fault, no answer for it;
         a reconnect (resume) gets the same requests; after the grace the fallback answers
-        them (one ``disconnect`` fault)."""
+        them (one ``disconnect`` fault). ``excused``: the server ended the connection (its
+        process stops or died, or it asked the client to reconnect, ``server/rebalance.py``):
+        the same, with no fault (none until the client is back)."""
         for seat in self.seats:
             if seat.conn is conn:
                 seat.conn = None
                 seat.away_since = time.monotonic()
                 seat.held.clear()  # a resume sends the events from its ``since`` again
-                grace = seat.person and not seat.taken_over and self.grace_s > 0
+                seat.disconnect_counted = excused  # one fault per disconnection, none excused
+                grace = seat.person and not seat.taken_over and self.grace_s > 0 and not excused
                 for ask in list(self.asks.values()):
                     if ask.seat == seat.index and ask.mode == "remote" and ask.open and ask.sent:
                         if ask.optional:
                             self._close(ask)
+                        elif excused:
+                            self._wait_for_return(ask, seat)  # no fault; a resume gets it
                         elif not grace:
-                            seat.disconnect_counted = True  # one fault per disconnection
+                            seat.disconnect_counted = True
                             self._fault(ask, "disconnect", "the client disconnected")
                 if grace and self._loop is not None:
                     if seat.grace_timer is not None:

@@ -106,6 +106,7 @@ def test_schema_document_covers_every_message_and_code() -> None:
         "rejected",
         "game_end",
         "error",
+        "reconnect",
     }
     for code in (
         "bad_json",

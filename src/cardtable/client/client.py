@@ -16,11 +16,12 @@ What a caller can rely on:
   game's report;
 - the agent's hooks run on one worker thread, in the order the server sent them, never on the
   event loop (so a slow agent never stalls the connection);
-- a dropped connection is reopened with exponential backoff and the seat resumed with the same
-  token; events the agent already saw are not delivered twice; a seat the server no longer holds
-  (its table died in a restart) ends for the agent, is not counted, and the client joins its
-  lobby again; :class:`ConnectionLost` is raised at most ``Backoff.give_up_after`` seconds after
-  the connection dropped;
+- a dropped connection is reopened with exponential backoff (jittered) and the seat resumed
+  with the same token (also when the server asks, ``reconnect``: after a random part of the
+  time it names); events the agent already saw are not delivered twice; a seat the server no
+  longer holds (its table died in a restart) ends for the agent, is not counted, and the client
+  joins its lobby again; :class:`ConnectionLost` is raised at most ``Backoff.give_up_after``
+  seconds after the connection dropped;
 - an ``error`` that cannot get better by retrying (bad token, unsupported protocol, bad request)
   raises :class:`~cardtable.client.messages.ServerError`.
 """
@@ -241,6 +242,8 @@ class Client:
         self._stop: asyncio.Event | None = None
         #: The game we asked to ``resume`` and have not had ``game_start`` for yet.
         self._resuming: str | None = None
+        #: The server asked us to reconnect (``reconnect``): at most this long before trying.
+        self._asked_wait = 0.0
 
     @property
     def game_id(self) -> str | None:
@@ -335,10 +338,14 @@ class Client:
         give_up_at = started + self.backoff.give_up_after
         delays = self.backoff.delays()
         attempt = 0
+        # the server asked us to go (it holds more than its share of a cluster's connections):
+        # a random part of the time it named, so that those it asked do not come back together
+        asked, self._asked_wait = self._asked_wait, 0.0
         while True:
             attempt += 1
             left = give_up_at - time.monotonic()
-            await asyncio.sleep(max(0.0, min(next(delays), left)))
+            wait = next(delays) if attempt > 1 or not asked else asked * random.uniform(0.5, 1)
+            await asyncio.sleep(max(0.0, min(wait, left)))
             left = give_up_at - time.monotonic()
             try:
                 if left <= 0:
@@ -615,6 +622,10 @@ class Client:
             self._note_error(f"server error {code}: {reason}")
             if seat is not None:
                 seat.faults.append(f"server error {code}: {reason}")
+        elif kind == "reconnect":  # the close (1013) follows: _receive reconnects
+            log.info("%s: the server asks us to reconnect: %s", self.name, message.get("reason"))
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                self._asked_wait = min(60.0, max(0.0, float(message["after_ms"]) / 1000.0))
         elif kind in ("waiting", "table", "welcome"):
             log.debug("%s: %s %s", self.name, kind, message)
         else:

@@ -488,6 +488,15 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
         {"code": {"enum": list(ERROR_CODES)}, "reason": {"type": "string"}},
         ["code", "reason"],
     ),
+    "reconnect": _message(
+        "reconnect",
+        "The server closes this connection (close code 1013) and asks you to connect again: "
+        "this process of a cluster holds more than its share of the connections. Wait a random "
+        "time between half of after_ms and all of it, connect, and resume your seat (no fault, "
+        "the seat is kept) or join again.",
+        {"after_ms": {"type": "integer", "minimum": 0}, "reason": {"type": "string"}},
+        ["after_ms", "reason"],
+    ),
 }
 
 

@@ -56,6 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cluster = None
         if settings.redis_url:
             from cardtable.server.cluster import Cluster
+            from cardtable.server.rebalance import Rebalancer
 
             # this process's name in the cluster: new at every start (its games carry it)
             settings.instance = f"{settings.instance}-{secrets.token_hex(4)}"
@@ -67,6 +68,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             cluster = Cluster(hub, settings.redis_url, settings.redis_prefix, settings.lease_ms)
             hub.cluster = cluster
             await cluster.start()
+            rebalancer = Rebalancer(cluster, settings.rebalance_ms)
+            rebalancer.start()
+            app.state.rebalancer = rebalancer
             # the limits against abuse count for the whole cluster, not per process
             shared = SharedLimits(
                 settings.redis_url, settings.redis_prefix, settings.instance, settings.lease_ms
@@ -101,6 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if shared is not None:
                 await shared.stop()
             if cluster is not None:
+                await rebalancer.stop()
                 await cluster.stop()
             jobs = getattr(app.state, "analysis_jobs", None)
             if jobs is not None:  # the expert's analyses (server/analysis.py)

@@ -35,6 +35,9 @@ class Settings:
     #: A cluster process that has not renewed its lease for this long is taken for dead: its
     #: running games are marked aborted.
     lease_ms: int = 3000
+    #: Cluster: every this often a process holding far more than its share of the cluster's bot
+    #: connections asks some of them to reconnect (server/rebalance.py). 0: never.
+    rebalance_ms: int = 3000
     #: Cluster ranked queue: a bot is matched only with bots connected to the same process
     #: (its table then runs there, no seat relayed) until it has waited this long; then with
     #: anyone. 0: always with anyone (the closest ratings whatever their process).

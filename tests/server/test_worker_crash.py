@@ -189,9 +189,10 @@ def _kill_a_worker(database: str, prefix: str, tmp_path: Path) -> None:
         wait("each worker holding at least 3 of the 8 bots", shared, 60.0 - rushed)
         balanced_in = time.monotonic() - killed_at
         end = holders()
+        moves = [line for line in log.read_text().splitlines() if "rebalance: holding" in line]
         print(
             f"before the kill {dict(before)}; {rushed:.1f} s after it {dict(after)}; "
-            f"{balanced_in:.1f} s after it {dict(end)}"
+            f"{balanced_in:.1f} s after it {dict(end)}; moves: {moves}"
         )
         with engine.connect() as conn:
             charged = conn.execute(

@@ -11,7 +11,7 @@ of the survivor then drops all of them. So each process, every ``rebalance_ms`` 
    than a quarter of the share (at least 1), it asks that many of its bots (the excess) to
    reconnect: a ``reconnect`` message (``after_ms``: wait a random time between half of that
    and all of it) and the close code 1013 (try again later). The idle ones go first, then the
-   queued ones, then the seated ones.
+   queued ones, then tournament entrants waiting for a game, then the seated ones.
 
 Being asked costs the bot nothing: its seat is detached as when the server stops
 (``server/departure.py``: no fault, the open request waits for it) and ``resume`` takes it back
@@ -111,17 +111,27 @@ class Rebalancer:
         if n <= 0:
             return 0
         chosen = sorted(mine, key=self._rank)[:n]
-        log.info("rebalance: holding %d of %s; asking %d to reconnect", len(mine), counts, n)
+        seated = sum(self._rank(s) == 3 for s in chosen)
+        log.info(
+            "rebalance: holding %d of %s; asking %d to reconnect (%d seated)",
+            len(mine),
+            counts,
+            n,
+            seated,
+        )
         for session in chosen:
             self.send_away(session)
         self.moved += len(chosen)
         return len(chosen)
 
     def _rank(self, session: Session) -> int:
-        """Idle bots first, then queued ones, then the seated ones."""
+        """Idle bots first, then queued ones, then tournament entrants waiting for their game,
+        then the seated ones."""
         assert session.member is not None
         key = session.member.key
         if self.hub.running_games(key) or self.cluster.busy(key):
+            return 3
+        if key in self.hub.tournaments.waiting_in:
             return 2
         return 1 if key in self.hub.queued else 0
 

@@ -10,6 +10,10 @@ a fraction of a second, and the parent starts the worker again. Then:
   holding far more than its share, asks some to reconnect; on the code before, the restarted
   worker got none and the next kill dropped all eight).
 
+And the surviving side: a bot connected to one process, seated at a table another process runs
+(relayed), loses its process to SIGKILL with a request open; the owner's reaper detaches the seat
+and the fallback plays it, with no fault (on the code before, one ``disconnect``).
+
 Which worker holds a bot is read where the cluster keeps it: ``P:online`` in Redis (identity ->
 process and connection), the processes alive by their leases ``P:lease:RUN``. Skipped with the
 reason when PostgreSQL or Redis is unreachable.
@@ -39,9 +43,11 @@ from server.test_cluster import (
     CARDTABLE,
     RANKED_RANDOM,
     REDIS_URL,
+    cluster,
     fresh_database,
     fresh_redis_prefix,
 )
+from server.wire import Wire
 
 #: 25-45 s on the shared 2-core machine: the workers' start, the kill, the shares evening out
 pytestmark = pytest.mark.timeout(240)
@@ -215,3 +221,49 @@ def _kill_a_worker(database: str, prefix: str, tmp_path: Path) -> None:
             parent.wait()
         engine.dispose()
         store.close()
+
+
+def test_sigkill_of_a_relaying_process_charges_the_relayed_seat_no_fault(tmp_path: Path) -> None:
+    with fresh_database("ct_relayed") as database, fresh_redis_prefix() as prefix:
+        p0, p1 = cluster(["r0", "r1"], database, prefix, tmp_path, RANKED_RANDOM)
+        for p in (p0, p1):
+            # the three bots wait for each other (house bots fill the fourth seat after 6 s)
+            p.env = {"CARDTABLE_FILL_WAIT_MS": "6000"}
+        engine = create_engine(database)
+        bots: Bots | None = None
+        try:
+            p0.start()
+            p1.start()
+            token = p1.register("relayed")
+            wire = Wire(p1.ws)
+            assert wire.hello_bot("relayed", token)["type"] == "welcome"
+            wire.send({"type": "join", "lobby": "ranked", "game": "kuhhandel", "rules": "classic"})
+            bots = Bots(p0.http, {n: p0.register(n) for n in ("home0", "home1")})
+            request = wire.expect("request", timeout=60)  # its table runs on r0 (two bots of 3)
+            game_id = str(request["game_id"])
+            with engine.connect() as conn:
+                instance = conn.execute(select(games.c.instance).where(games.c.id == game_id))
+                assert str(instance.scalar()).startswith("r0-"), "the table did not run on r0"
+            p1.kill()  # the relayed bot's process dies with its request open
+            wire.ws.close()
+            end = time.monotonic() + 90
+            while True:
+                with engine.connect() as conn:
+                    status = conn.execute(select(games.c.status).where(games.c.id == game_id))
+                    if status.scalar() != "running":
+                        break
+                assert time.monotonic() < end, f"the game did not end; see {p0.log}"
+                time.sleep(0.3)
+            with engine.connect() as conn:
+                charged = conn.execute(
+                    select(players.c.name, faults.c.code, faults.c.reason)
+                    .join(players, players.c.id == faults.c.player_id)
+                    .where(faults.c.game_id == game_id)
+                ).all()
+            assert [tuple(f) for f in charged if f.name == "relayed"] == [], p0.log
+        finally:
+            if bots is not None:
+                bots.stop()
+            p0.stop()
+            p1.stop()
+            engine.dispose()

@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise ValueError(f"cannot listen on {settings.host}:{settings.port}: {exc}") from None
     settings.port = sock.getsockname()[1]
+    if settings.rebalance_ms < 0:  # a reconnection may reach another process on a shared port
+        settings.rebalance_ms = 3000 if args.reuse_port else 0
     app = create_app(settings)
     # the limits against abuse (connections per address, header timeout, frame sizes...) live
     # in the protocol classes uvicorn_config picks (server/limits.py)

@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             cluster = Cluster(hub, settings.redis_url, settings.redis_prefix, settings.lease_ms)
             hub.cluster = cluster
             await cluster.start()
-            rebalancer = Rebalancer(cluster, settings.rebalance_ms)
+            rebalancer = Rebalancer(cluster, max(0, settings.rebalance_ms))
             rebalancer.start()
             app.state.rebalancer = rebalancer
             # the limits against abuse count for the whole cluster, not per process

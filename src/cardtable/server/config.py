@@ -36,8 +36,10 @@ class Settings:
     #: running games are marked aborted.
     lease_ms: int = 3000
     #: Cluster: every this often a process holding far more than its share of the cluster's bot
-    #: connections asks some of them to reconnect (server/rebalance.py). 0: never.
-    rebalance_ms: int = 3000
+    #: connections asks some of them to reconnect (server/rebalance.py). 0: never. -1: every 3 s
+    #: when the process shares its port (``--workers``, ``--reuse-port``: a reconnection may
+    #: reach another process), else never (a client would come back to the same process).
+    rebalance_ms: int = -1
     #: Cluster ranked queue: a bot is matched only with bots connected to the same process
     #: (its table then runs there, no seat relayed) until it has waited this long; then with
     #: anyone. 0: always with anyone (the closest ratings whatever their process).

@@ -11,7 +11,8 @@ of the survivor then drops all of them. So each process, every ``rebalance_ms`` 
    than a quarter of the share (at least 1), it asks that many of its bots (the excess) to
    reconnect: a ``reconnect`` message (``after_ms``: wait a random time between half of that
    and all of it) and the close code 1013 (try again later). The idle ones go first, then the
-   queued ones, then tournament entrants waiting for a game, then the seated ones.
+   queued ones, then tournament entrants waiting for a game, then the seated ones (never one
+   waiting at a private table: the table lives on this process).
 
 Being asked costs the bot nothing: its seat is detached as when the server stops
 (``server/departure.py``: no fault, the open request waits for it) and ``resume`` takes it back
@@ -93,6 +94,11 @@ class Rebalancer:
             if s.member is not None and s.member.kind == "bot" and not s.closing
         ]
 
+    def movable(self, session: Session) -> bool:
+        """A bot waiting at a private table stays: the table lives on this process, and an
+        invite is not found on another one."""
+        return session.member is not None and session.member.key not in self.hub.private_of
+
     async def once(self) -> int:
         """One round: publish this process's count, read the others', ask the excess to
         reconnect; returns how many were asked."""
@@ -110,7 +116,7 @@ class Rebalancer:
         n = excess(len(mine), counts)
         if n <= 0:
             return 0
-        chosen = sorted(mine, key=self._rank)[:n]
+        chosen = sorted(filter(self.movable, mine), key=self._rank)[:n]
         seated = sum(self._rank(s) == 3 for s in chosen)
         log.info(
             "rebalance: holding %d of %s; asking %d to reconnect (%d seated)",

@@ -29,6 +29,7 @@ from cardtable.server.config import Settings
 from cardtable.server.connection import Session
 from cardtable.server.limits import BodyLimit, TokenThrottle, redact_server_logs
 from cardtable.server.lobby import Hub
+from cardtable.server.request_limits import RequestLimits, RequestRates
 from cardtable.server.store import Store
 from cardtable.server.tournament_api import router as tournament_router
 from cardtable.server.web import install as install_web
@@ -78,6 +79,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await shared.start()
             app.state.token_throttle.share(shared)
             app.state.sign_in_throttles.share(shared)
+            app.state.admin_throttle.share(shared)
+            app.state.request_limits.share(shared)
             guard = getattr(app.state, "connection_guard", None)  # limits.uvicorn_config
             if guard is not None:
                 guard.share(shared)
@@ -123,7 +126,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.token_throttle = TokenThrottle(settings.bad_token_limit, settings.bad_token_window_s)
     app.state.sign_in_throttles = Throttles(settings)
+    # wrong organiser tokens: counted like the bots' wrong tokens, in a window of their own
+    app.state.admin_throttle = TokenThrottle(
+        settings.bad_token_limit, settings.bad_token_window_s, "bad-admin"
+    )
+    app.state.request_limits = RequestLimits(settings)
     app.state.settings = settings
+    app.add_middleware(RequestRates, limits=app.state.request_limits)
     app.add_middleware(
         BodyLimit, max_bytes=settings.max_body_bytes, idle_s=settings.header_timeout_s
     )

@@ -85,16 +85,33 @@ class Settings:
     connection_cap_exempt: str = "127.0.0.1,::1"
     #: Open connections and requests of the whole process (uvicorn answers 503 above; 0: none).
     max_connections: int = 4096
-    #: Seconds a connection may take to send a complete request head (silent sockets, slowloris).
+    #: Seconds a connection may take to send a complete request head, from its first byte (from
+    #: connecting, for the first request): silent sockets, slowloris, endless heads.
     header_timeout_s: float = 10.0
+    #: Largest HTTP request head (request line and headers); a longer one gets 431 and the
+    #: connection is closed, before any parser holds it.
+    max_head_bytes: int = 16 * 1024
     #: Seconds a WebSocket client may take to send hello.
     hello_timeout_s: float = 10.0
     #: A client whose unsent messages exceed this many bytes does not read: it is dropped.
     max_send_buffer_bytes: int = 1024 * 1024
     #: Wrong tokens per address within ``bad_token_window_s`` before logins from that address are
     #: refused (``throttled``; Kuh-Handel: 429) for the rest of the window.
+    #: Wrong organiser tokens (``admin_token``) are counted alike, in a window of their own.
     bad_token_limit: int = 10
     bad_token_window_s: float = 60.0
+    #: Bot registrations (``POST /api/bots``) per address within ``registration_window_s``,
+    #: then 429 with Retry-After (0: no limit).
+    registration_limit_per_address: int = 20
+    registration_window_s: float = 600.0
+    #: Expensive reads per address within ``read_window_s`` (game lists and records, bot and
+    #: player pages, leaderboards, tournaments, Kuh-Handel results), then 429 with Retry-After.
+    read_limit_per_address: int = 60
+    read_window_s: float = 10.0
+    #: Addresses these rate limits do not apply to, comma-separated (load tests on this
+    #: machine); empty or ``none``: none. Behind a reverse proxy the address is the client's
+    #: only when the proxy is trusted (docs/server.md, "Running it in public").
+    rate_limit_exempt: str = "127.0.0.1,::1"
     # -- accounts (docs/server.md "Accounts") ----------------------------------------------
     #: Wrong passwords for one name, and from one address, within ``sign_in_window_s`` before
     #: sign-ins for that name (from that address) are refused with 429 and Retry-After.

@@ -274,7 +274,8 @@ class TokenThrottle:
 # -- connections ----------------------------------------------------------------------------
 
 
-def _exempt(addresses: str) -> frozenset[str]:
+def exempt_addresses(addresses: str, setting: str = "connection_cap_exempt") -> frozenset[str]:
+    """The IP addresses of a comma-separated setting (empty or ``none``: none)."""
     out = set()
     for part in addresses.split(","):
         part = part.strip()
@@ -282,9 +283,7 @@ def _exempt(addresses: str) -> frozenset[str]:
             try:
                 out.add(str(ipaddress.ip_address(part)))
             except ValueError:
-                raise ValueError(
-                    f"setting connection_cap_exempt: {part!r} is not an IP address"
-                ) from None
+                raise ValueError(f"setting {setting}: {part!r} is not an IP address") from None
     return frozenset(out)
 
 
@@ -402,20 +401,35 @@ def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[a
     from cardtable.protocol import dumps
 
     guard = ConnectionGuard(
-        settings.max_connections_per_address, _exempt(settings.connection_cap_exempt)
+        settings.max_connections_per_address, exempt_addresses(settings.connection_cap_exempt)
     )
     header_timeout = settings.header_timeout_s
     frame_limit = settings.max_frame_bytes
     cap = settings.max_connections_per_address
+    head_cap = settings.max_head_bytes
 
     class GuardedHttp(HttpBase):  # type: ignore[misc]
-        """uvicorn's HTTP protocol with a per-address cap and a header timeout."""
+        """uvicorn's HTTP protocol with a per-address cap, a cap on the request head and a
+        whole-head deadline.
+
+        The head's bytes are counted here, before the parser sees them (httptools buffers a
+        header without bound, h11 only after its own copy): a head past ``max_head_bytes`` gets
+        431 and the connection is closed, so no parser ever holds or walks more than one read's
+        worth beyond the cap. The head must be complete within ``header_timeout_s`` of its first
+        byte (of connecting, for the first one), whatever trickles in meanwhile. A response
+        sent before its request's body has all arrived (413 on a chunked body) closes the
+        connection: the rest of that body is never read into a request."""
 
         _head_timer: asyncio.TimerHandle | None = None
         _refused = False
         _answered = False
-        _head_cycle: Any = None
         _pending: bytearray | None = None
+        #: reading a request head (from its first byte, or from connecting, to its end)
+        _in_head = True
+        _head_bytes = 0
+        _tail = b""
+        #: refused or done: what arrives is dropped until the connection closes
+        _dropping = False
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
@@ -473,9 +487,74 @@ def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[a
                     # socket closed with unread data resets, and the client would lose the 429
                     self.loop.call_later(LINGER_S, self.transport.close)
                 return
-            if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
-                self._start_head_timer()  # the first byte of a new request
+            if self._dropping:
+                return
+            if not self._in_head:
+                cycle = self.cycle
+                if cycle is not None and not cycle.more_body:
+                    self._begin_head()  # the request before is read whole: a new head starts
+                else:
+                    super().data_received(data)  # a request's body
+                    return
+            # where the head ends, if in this piece (the parser confirms it below)
+            end = (self._tail + data).find(b"\r\n\r\n")
+            counted = len(data) if end < 0 else end + 4 - len(self._tail)
+            if self._head_bytes + counted > head_cap:
+                self._head_too_large()  # never parsed
+                return
+            before = self.cycle
             super().data_received(data)
+            transport = self.transport
+            if (
+                self.cycle is not before  # the parser has a new request
+                or transport.get_protocol() is not self  # upgraded to a WebSocket
+                or transport.is_closing()  # refused by the parser (400)
+            ):
+                self._in_head = False
+                self._stop_head_timer()
+                return
+            # still within the head, all of this piece counts (even after a CRLF CRLF)
+            self._head_bytes += len(data)
+            self._tail = (self._tail + data)[-3:]
+            if self._head_bytes > head_cap:
+                self._head_too_large()
+
+        def _begin_head(self) -> None:
+            self._in_head = True
+            self._head_bytes = 0
+            self._tail = b""
+            self._start_head_timer()
+
+        def _head_too_large(self) -> None:
+            who = self.client[0] if self.client else "?"
+            log.info("refused a request head of more than %d bytes from %s", head_cap, who)
+            self._stop_reading_on(
+                _refusal(
+                    431,
+                    "Request Header Fields Too Large",
+                    f"the request head exceeds the limit of {head_cap} bytes",
+                )
+            )
+
+        def _stop_reading_on(self, last: bytes = b"") -> None:
+            """Send ``last``, then read and drop for a moment and close (closing at once with
+            unread data would reset the connection, and the client could lose the answer)."""
+            self._dropping = True
+            self._stop_head_timer()
+            transport = self.transport
+            if last:
+                transport.write(last)
+            if transport.can_write_eof():
+                transport.write_eof()  # the client reads the end right after the answer
+            self.loop.call_later(LINGER_S, transport.close)
+
+        def on_response_complete(self) -> None:
+            cycle = self.cycle
+            super().on_response_complete()
+            if cycle is not None and cycle.more_body and not self.transport.is_closing():
+                # answered before its body was read whole (413 on a chunked body): the rest
+                # is never read into a request
+                self._stop_reading_on()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._stop_head_timer()
@@ -483,8 +562,8 @@ def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[a
             super().connection_lost(exc)
 
         def _start_head_timer(self) -> None:
+            self._stop_head_timer()
             if header_timeout > 0:
-                self._head_cycle = self.cycle
                 self._head_timer = self.loop.call_later(header_timeout, self._head_late)
 
         def _stop_head_timer(self) -> None:
@@ -497,10 +576,8 @@ def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[a
             transport = self.transport
             if transport.is_closing() or transport.get_protocol() is not self:
                 return  # closed, or upgraded to a WebSocket (whose hello has its own timeout)
-            if self.cycle is not self._head_cycle:
+            if not self._in_head or self._dropping:
                 return  # the request head arrived in time
-            if self.cycle is not None and not self.cycle.response_complete:
-                return  # pragma: no cover - a response is under way
             who = self.client[0] if self.client else "?"
             log.info("closed a connection from %s: no request head within %gs", who, header_timeout)
             transport.write(

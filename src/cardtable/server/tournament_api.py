@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, Response
 
+from cardtable.server.limits import TokenThrottle
 from cardtable.server.store.db import Store
 from cardtable.server.tournaments import TournamentError, TournamentSpec, TournamentStore
 from cardtable.server.web import STATIC
@@ -25,12 +26,27 @@ def _db(request: Request) -> TournamentStore:
 
 
 def _organiser(request: Request) -> None:
+    """The organiser's token or an HTTP error; wrong tokens are throttled per address (429
+    with Retry-After past ``bad_token_limit`` within ``bad_token_window_s``, the right token
+    included, like the bots' tokens)."""
     expected = request.app.state.settings.admin_token
     given = request.headers.get("authorization", "")
     token = given[7:] if given.lower().startswith("bearer ") else ""
     if not expected:
         raise HTTPException(403, "this server has no admin_token: no one can organise")
+    throttle: TokenThrottle = request.app.state.admin_throttle
+    address = request.client.host if request.client else None
+    wait = throttle.retry_after(address)
+    if wait > 0:
+        seconds = int(wait + 0.999)
+        raise HTTPException(
+            429,
+            f"{throttle.limit} wrong organiser tokens from your address within "
+            f"{throttle.window_s:g} s: try again in {seconds} s",
+            headers={"Retry-After": str(seconds)},
+        )
     if not hmac.compare_digest(token.encode(), expected.encode()):
+        throttle.failed(address)
         raise HTTPException(401, "the organiser's token is missing or wrong")
 
 

@@ -1,0 +1,116 @@
+"""Attack: floods of the HTTP API from one address (issue 34, item 4). Before these limits 40 bot
+registrations from one address in 0.4 s all got 201, 200 wrong organiser tokens all got 401
+(no throttle), and game lists could be read without end. Each limit answers 429 with
+Retry-After; another address is not affected. The loopback address is exempt by default
+(``rate_limit_exempt``): these servers exempt none."""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    settings = fast_settings(db_url(tmp_path), rate_limit_exempt="", admin_token="the-organiser")
+    with running_server(settings) as running:
+        yield running
+
+
+def client(source: str = "127.0.0.1") -> httpx.Client:
+    """An HTTP client whose requests come from ``source`` (127.0.0.N: another address)."""
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=source), timeout=10)
+
+
+def test_a_registration_flood_from_one_address_gets_429_and_others_still_register(
+    server: RunningServer,
+) -> None:
+    limit = server.settings.registration_limit_per_address
+    with client() as mallory, client("127.0.0.2") as alice:
+        codes = [
+            mallory.post(f"{server.http}/api/bots", json={"name": f"flood-{i}"}).status_code
+            for i in range(limit)
+        ]
+        assert codes == [201] * limit
+        refused = mallory.post(f"{server.http}/api/bots", json={"name": "flood-more"})
+        assert refused.status_code == 429, refused.text
+        assert int(refused.headers["retry-after"]) > 0
+        assert "too many bot registrations" in refused.json()["detail"]
+        assert mallory.get(f"{server.http}/api/bots/flood-more").status_code == 404
+        # another address registers as before
+        assert alice.post(f"{server.http}/api/bots", json={"name": "alice"}).status_code == 201
+
+
+def test_wrong_organiser_tokens_are_throttled(server: RunningServer) -> None:
+    limit = server.settings.bad_token_limit
+    url = f"{server.http}/api/tournaments/none/pause"
+    wrong = {"Authorization": "Bearer guessed"}
+    with client() as mallory, client("127.0.0.2") as organiser:
+        codes = [mallory.post(url, headers=wrong).status_code for _ in range(limit)]
+        assert codes == [401] * limit
+        refused = mallory.post(url, headers=wrong)
+        assert refused.status_code == 429, refused.text
+        assert int(refused.headers["retry-after"]) > 0
+        assert "wrong organiser tokens" in refused.json()["detail"]
+        # the organiser from another address is not locked out (404: no such tournament)
+        right = {"Authorization": "Bearer the-organiser"}
+        assert organiser.post(url, headers=right).status_code == 404
+
+
+def test_a_flood_of_expensive_reads_gets_429_and_the_websocket_stays_quick(
+    server: RunningServer,
+) -> None:
+    limit = server.settings.read_limit_per_address
+    stop = threading.Event()
+    statuses: list[int] = []
+    retry_after: list[str] = []
+
+    def flood() -> None:
+        with client() as mallory:
+            while not stop.is_set():
+                reply = mallory.get(f"{server.http}/api/games", params={"limit": 500})
+                statuses.append(reply.status_code)
+                if reply.status_code == 429:
+                    retry_after.append(reply.headers.get("retry-after", ""))
+
+    with Wire(server.ws) as wire:
+        assert wire.hello_guest("watcher")["type"] == "welcome"
+
+        def round_trip() -> float:
+            started = time.perf_counter()
+            wire.send({"type": "join", "lobby": "practice", "game": "no-such-game"})
+            assert wire.expect("error")["code"]
+            return time.perf_counter() - started
+
+        alone = statistics.median(round_trip() for _ in range(20))
+        threads = [threading.Thread(target=flood, daemon=True) for _ in range(8)]
+        for t in threads:
+            t.start()
+        try:
+            end = time.monotonic() + 15
+            while statuses.count(429) < 50 and time.monotonic() < end:
+                time.sleep(0.05)
+            flooded = [round_trip() for _ in range(20)]
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=10)
+    assert statuses.count(200) <= limit, f"{statuses.count(200)} reads answered"
+    assert statuses.count(429) >= 50
+    assert retry_after and all(int(s) > 0 for s in retry_after)
+    # the round trip under the flood stays within a few ms of the one alone (generous for a
+    # loaded machine: 50 ms, or five times the one alone)
+    assert statistics.median(flooded) < max(0.05, 5 * alone), (alone, flooded)
+    # another address reads
+    with client("127.0.0.2") as alice:
+        assert alice.get(f"{server.http}/api/games").status_code == 200

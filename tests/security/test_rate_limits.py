@@ -9,22 +9,13 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
+from server.wire import RunningServer, Wire
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    settings = fast_settings(db_url(tmp_path), rate_limit_exempt="", admin_token="the-organiser")
-    with running_server(settings) as running:
-        yield running
 
 
 def client(source: str = "127.0.0.1") -> httpx.Client:

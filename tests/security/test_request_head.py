@@ -12,7 +12,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,13 +22,6 @@ from server.wire import RunningServer, Wire, db_url, fast_settings, play_until_e
 pytestmark = pytest.mark.timeout(90)
 
 HEAD_START = b"GET /api/lobbies HTTP/1.1\r\nhost: x\r\nx-endless: "
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    settings = fast_settings(db_url(tmp_path), connection_cap_exempt="")
-    with running_server(settings) as running:
-        yield running
 
 
 def _answer(sock: socket.socket, timeout: float = 5.0) -> bytes:

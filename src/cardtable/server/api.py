@@ -96,7 +96,7 @@ def metrics(
 )
 def create_bot(body: NewBot, request: Request) -> Any:
     try:
-        identity, token = _store(request).create_bot(body.name.strip())
+        identity, token = _store(request).create_bot(body.name)
     except NameError_ as exc:
         return JSONResponse({"detail": exc.reason}, status_code=exc.status)
     return {

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, WebSocket
+from starlette.exceptions import HTTPException
 
 from cardtable import __version__
 from cardtable.server import names
@@ -27,7 +28,12 @@ from cardtable.server.compat import KuhHandel
 from cardtable.server.compat import router as kuh_handel_router
 from cardtable.server.config import Settings
 from cardtable.server.connection import Session
-from cardtable.server.limits import BodyLimit, TokenThrottle, redact_server_logs
+from cardtable.server.limits import (
+    BodyLimit,
+    TokenThrottle,
+    explain_body_errors,
+    redact_server_logs,
+)
 from cardtable.server.lobby import Hub
 from cardtable.server.request_limits import RequestLimits, RequestRates
 from cardtable.server.store import Store
@@ -136,6 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         BodyLimit, max_bytes=settings.max_body_bytes, idle_s=settings.header_timeout_s
     )
+    app.add_exception_handler(HTTPException, explain_body_errors)
     redact_server_logs()  # uvicorn logs request lines with their query string
     app.include_router(router)
     app.include_router(accounts_router)

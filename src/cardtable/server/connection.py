@@ -281,6 +281,17 @@ class Session:
             if self.spectating is not None and kind == "leave":
                 self.close(1000, "bye")
                 return
+            if self.spectating is not None:
+                # a spectator's message that only a seat may send: refused, it watches on
+                self.send(
+                    {
+                        "type": "error",
+                        "code": "spectator_cannot_act",
+                        "reason": f"a spectator cannot send {kind}: it watches "
+                        f"{self.spectating}; leave, then hello as a player to play",
+                    }
+                )
+                return
             self.fatal("not_hello", f"send hello before {kind}")
             return
         member = self.member

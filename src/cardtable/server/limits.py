@@ -14,8 +14,10 @@ headers, clients that do not read, wrong tokens, and tokens in the server's logs
   still gets the protocol's ``too_large`` error before the 1009 close, and the size of a
   connection's unsent data, which :class:`~cardtable.server.connection.Session` reads to drop a
   client that does not read its messages.
+- :func:`explain_body_errors`: a JSON body nested too deeply gets a 400 that says so.
 - :class:`TokenThrottle`: wrong tokens per address; past the limit, logins from that address are
-  refused for a while without looking at the token.
+  refused for a while without looking at the token (the rate limits of
+  :mod:`cardtable.server.request_limits` count their requests with it too).
 
 In a cluster (a ``redis_url``) the connections per address and the throttles are counted by the
 whole cluster (:mod:`cardtable.server.shared_limits`, plugged in at the app's start through
@@ -142,6 +144,20 @@ async def _refuse_body(send: Send, size: int, limit: int) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+async def explain_body_errors(request: Any, exc: HTTPException) -> Any:
+    """FastAPI's handler of HTTP errors, except that a JSON body too deeply nested for the
+    parser (FastAPI's generic "error parsing the body") says so: 400 ``nested too deeply``."""
+    from fastapi.exception_handlers import http_exception_handler
+    from fastapi.responses import JSONResponse
+
+    if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
+        return JSONResponse(
+            {"detail": "the JSON body is nested too deeply to be read"},
+            status_code=400,
+        )
+    return await http_exception_handler(request, exc)
 
 
 # -- tokens ---------------------------------------------------------------------------------

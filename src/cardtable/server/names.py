@@ -79,6 +79,15 @@ def reserved(name: str) -> bool:
     return house_name(name) or skeleton(name) == _reserved_skeletons()[1]
 
 
+def reserved_reason(name: str) -> str | None:
+    """Why ``name`` is reserved (:func:`reserved`), or ``None`` if it is not."""
+    if house_name(name):
+        return "names starting with 'house-' (or looking like it) are reserved for house bots"
+    if skeleton(name) == _reserved_skeletons()[1]:
+        return "the name 'guest' (or one looking like it) is reserved: guests play under it"
+    return None
+
+
 def house_name(name: str) -> bool:
     """True for the house bots' names (``house-...``) and names that look like them."""
     return skeleton(name).startswith(_reserved_skeletons()[0])

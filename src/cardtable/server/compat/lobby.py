@@ -288,7 +288,7 @@ class KuhHandel:
                 conn.released.set()
 
     # ------------------------------------------------------------------ HTTP
-    async def register(self, name: str, token: str) -> int:
+    async def register(self, name: str, token: str) -> tuple[int, str]:
         return await self._db(kh_store.register, self.store, name, token)
 
     def results_text(self) -> str:
@@ -343,7 +343,7 @@ class KuhHandel:
         if player_id is None:
             if throttle is not None:
                 await throttle.failed_async(address)
-            await _deny(websocket, 401, "")
+            await _deny(websocket, 401, "unknown player_id or wrong token")
             return
         if tournament is not None:
             await self._serve_tournament(websocket, tournament, name, route, warnings, player_id)
@@ -352,7 +352,7 @@ class KuhHandel:
         old = lobby.conns.get(name)
         if old is not None:
             if old.alive:
-                await _deny(websocket, 409, "")
+                await _deny(websocket, 409, f"{name!r} is connected to this lobby already")
                 return
             if not old.in_game:
                 old.released.set()  # gone while waiting: its handler may end now

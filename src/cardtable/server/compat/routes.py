@@ -37,8 +37,9 @@ async def register(request: Request) -> Response:
             return PlainTextResponse(
                 f"Failed to deserialize query string: missing field `{key}`", status_code=400
             )
-    status = await service.register(query["player_id"], query["token"])
-    return Response(status_code=status)
+    status, reason = await service.register(query["player_id"], query["token"])
+    # 201 with no body, as the reference; a refusal says why (its client prints only the code)
+    return PlainTextResponse(reason, status_code=status) if reason else Response(status_code=status)
 
 
 @router.get("/get_results", summary="Places per bot in finished pvp games (reference protocol)")

@@ -33,23 +33,29 @@ KIND = "kh"
 MAX_NAME = 32
 
 
-def register(store: Store, name: str, token: str) -> int:
-    """Register ``name`` with ``token``; returns the HTTP status (201, 409 or 400)."""
+def register(store: Store, name: str, token: str) -> tuple[int, str]:
+    """Register ``name`` with ``token``: the HTTP status (201, 409 or 400) and why (empty for
+    201, which the reference answers with no body)."""
     if not name or len(name) > MAX_NAME:
-        return 400
+        return 400, f"player_id must have 1 to {MAX_NAME} characters"
     try:
         if names.normalise(name) != name:
-            return 400  # not in NFKC: the name it connects with must be the name it shows
-    except names.NameRefused:
-        return 400  # control, invisible or direction characters
+            # the name it connects with must be the name it shows
+            return 400, "player_id must be in Unicode NFKC form"
+    except names.NameRefused as exc:
+        return 400, exc.reason  # control, invisible or direction characters
     if not token:
-        return 400  # an empty token would let anyone connect as this name
-    if "server_bot" in names.skeleton(name) or names.reserved(name):
-        return 409  # reserved for the house bots (the reference refuses server_bot too)
+        return 400, "token must not be empty: anyone could connect as this name"
+    if "server_bot" in names.skeleton(name):
+        # the reference refuses server_bot too
+        return 409, "names containing 'server_bot' are reserved for the server's bots"
+    reserved = names.reserved_reason(name)
+    if reserved is not None:
+        return 409, reserved
     try:
         with store.engine.begin() as conn:
             if store.name_taken(name, conn) is not None:
-                return 409  # the same name, or one that looks like it
+                return 409, f"the name {name!r} (or one looking like it) is taken"
             conn.execute(
                 players.insert().values(
                     name=name,
@@ -60,8 +66,8 @@ def register(store: Store, name: str, token: str) -> int:
                 )
             )
     except IntegrityError:
-        return 409  # registered at the same moment by someone else
-    return 201
+        return 409, f"the name {name!r} was registered at the same moment by someone else"
+    return 201, ""
 
 
 def authenticate(store: Store, name: str, token: str) -> int | None:

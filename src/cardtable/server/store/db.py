@@ -145,8 +145,9 @@ def check_person_name(name: str) -> str:
             "a name has 2-32 letters, digits, '_', '-', '.' or single spaces, starting with a "
             "letter or digit",
         )
-    if names.reserved(name):
-        raise NameError_(422, "names starting with 'house-' and the name 'guest' are reserved")
+    reserved = names.reserved_reason(name)
+    if reserved is not None:
+        raise NameError_(422, reserved)
     return name
 
 
@@ -300,18 +301,24 @@ class Store:
 
         Raises :class:`NameError_` (422 invalid, 409 taken).
         """
+        if name != name.strip():
+            # refused, not trimmed: the name a bot connects with is the one it registered
+            raise NameError_(
+                422, "a bot name may not begin or end with a space, a tab or a line break"
+            )
         try:
             name = names.normalise(name)
         except names.NameRefused as exc:
             raise NameError_(422, exc.reason) from None
-        if not NAME_PATTERN.match(name):
+        if not NAME_PATTERN.fullmatch(name):
             raise NameError_(
                 422,
                 "a bot name has 2-32 letters, digits, '_', '-' or '.', starting with a letter "
                 "or digit",
             )
-        if names.reserved(name):
-            raise NameError_(422, "names starting with 'house-' are reserved for house bots")
+        reserved = names.reserved_reason(name)
+        if reserved is not None:
+            raise NameError_(422, reserved)
         token = new_token()
         with self.engine.begin() as conn:
             taken = self.name_taken(name, conn)

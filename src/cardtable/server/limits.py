@@ -10,8 +10,10 @@ headers, clients that do not read, wrong tokens, and tokens in the server's logs
   a cap on open connections per client address (``max_connections_per_address``, refused with
   429 and ``Retry-After``), a header timeout (a connection that has not sent a complete request
   head within ``header_timeout_s`` of connecting, or of the first byte of its next request, is
-  closed: silent sockets and slowloris), a WebSocket frame over the socket layer's limit that
-  still gets the protocol's ``too_large`` error before the 1009 close, and the size of a
+  closed: silent sockets and slowloris), a cap on the request head (``max_head_bytes``: 431,
+  counted before the parser sees it), a connection closed after a response sent before its
+  request's body was read (413 on a chunked body), a WebSocket frame over the socket layer's
+  limit that still gets the protocol's ``too_large`` error before the 1009 close, and the size of a
   connection's unsent data, which :class:`~cardtable.server.connection.Session` reads to drop a
   client that does not read its messages.
 - :func:`explain_body_errors`: a JSON body nested too deeply gets a 400 that says so.

@@ -61,16 +61,16 @@ class Attack:
         small, big = b"a" * 4096, b"a" * (1 << 20)
         while not self.stop.is_set():
             # up to 64 KiB, each piece gives the server a moment to answer; at 64 KiB the
-            # client waits for the answer (5 s) before it goes on in 1 MB pieces
+            # client waits for the answer (1 s) before it goes on in 1 MB pieces
             wait = 0.0 if sent > REFUSED_WITHIN else 0.01
             if REFUSED_WITHIN - len(small) < sent <= REFUSED_WITHIN:
-                wait = 5.0
+                wait = 1.0
             readable, _, _ = select.select([sock], [], [], wait)
             if readable:
                 answer, closed = _answer_and_close(sock, 3.0)
                 self.refusals.append((sent, answer[:200].decode("latin-1"), closed))
                 return
-            if wait == 5.0:
+            if wait == 1.0:
                 self.unanswered += 1
             piece = small if sent <= REFUSED_WITHIN else big
             sock.sendall(piece)

@@ -141,7 +141,7 @@ def test_endless_heads_get_431_and_a_table_plays_on(server: RunningServer) -> No
         for _attempt in range(2):
             before = canary.progress_in(window)
             with EndlessHeads(server.port, 8) as attack:
-                canary.progress_in(0.5)  # the attack under way
+                canary.progress_in(1.5)  # under way (1 MB pieces, if unanswered)
                 during = canary.progress_in(window)
             after = canary.progress_in(window)
             assert before[0] + after[0] > 0, "the canary made no decision at all"

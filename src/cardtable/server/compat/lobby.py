@@ -289,7 +289,7 @@ class KuhHandel:
 
     # ------------------------------------------------------------------ HTTP
     async def register(self, name: str, token: str) -> tuple[int, str]:
-        return await self._db(kh_store.register, self.store, name, token)
+        return await self._db(kh_store.register_saying_why, self.store, name, token)
 
     def results_text(self) -> str:
         return json.dumps({k: self.results[k] for k in sorted(self.results)}, separators=(",", ":"))

@@ -33,7 +33,12 @@ KIND = "kh"
 MAX_NAME = 32
 
 
-def register(store: Store, name: str, token: str) -> tuple[int, str]:
+def register(store: Store, name: str, token: str) -> int:
+    """Register ``name`` with ``token``; returns the HTTP status (201, 409 or 400)."""
+    return register_saying_why(store, name, token)[0]
+
+
+def register_saying_why(store: Store, name: str, token: str) -> tuple[int, str]:
     """Register ``name`` with ``token``: the HTTP status (201, 409 or 400) and why (empty for
     201, which the reference answers with no body)."""
     if not name or len(name) > MAX_NAME:

@@ -2,13 +2,15 @@
 registrations from one address in 0.4 s all got 201, 200 wrong organiser tokens all got 401
 (no throttle), and game lists could be read without end. Each limit answers 429 with
 Retry-After; another address is not affected. The loopback address is exempt by default
-(``rate_limit_exempt``): these servers exempt none."""
+(``rate_limit_exempt``): these servers exempt none. In a cluster the counts are the
+cluster's (Redis)."""
 
 from __future__ import annotations
 
 import statistics
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -105,3 +107,40 @@ def test_a_flood_of_expensive_reads_gets_429_and_the_websocket_stays_quick(
     # another address reads
     with client("127.0.0.2") as alice:
         assert alice.get(f"{server.http}/api/games").status_code == 200
+
+
+CLUSTER_CONFIG = """[server]
+read_limit_per_address = 6
+read_window_s = 120
+"""
+
+
+@pytest.mark.timeout(120)
+def test_reads_spread_over_a_clusters_processes_are_limited_at_their_sum(
+    tmp_path: Path,
+) -> None:
+    # two `cardtable serve` processes on one PostgreSQL and Redis: an address alternating
+    # between them is refused once their sum passes the limit (counted per process, it would
+    # have twice the allowance). Skipped when PostgreSQL or Redis is unreachable.
+    from server.test_cluster import Process, cluster, fresh_database, fresh_redis_prefix
+
+    with fresh_redis_prefix() as prefix, fresh_database("ct_sec_reads") as db:
+        a, b = cluster(["ra", "rb"], db, prefix, tmp_path, CLUSTER_CONFIG)
+        try:
+            for process in (a, b):
+                process.start()
+            with client("127.0.0.41") as mallory:
+                codes = [
+                    mallory.get(f"{process.http}/api/leaderboard").status_code
+                    for process in (a, b, a, b, a, b)
+                ]
+                assert codes == [200] * 6
+                for process in (a, b):
+                    refused = mallory.get(f"{process.http}/api/leaderboard")
+                    assert refused.status_code == 429, refused.text
+                    assert int(refused.headers["retry-after"]) > 0
+            with client("127.0.0.42") as alice:
+                assert alice.get(f"{b.http}/api/leaderboard").status_code == 200
+        finally:
+            Process.stop(a)
+            Process.stop(b)

@@ -1,8 +1,9 @@
 """Rate limits on the HTTP API per client address: bot registrations, and the expensive reads
 (game lists and records, bot and player pages, leaderboards, tournaments' standings and
-archives, the Kuh-Handel results). Past its limit within its window an address gets 429 with
-``Retry-After`` until the oldest of its counted requests is a window old; a refused request is
-not counted and costs one dictionary look-up (a Redis call in a cluster).
+archives, the Kuh-Handel results) with the requests for an analysis, counted together. Past its
+limit within its window an address gets 429 with ``Retry-After`` until the oldest of its
+counted requests is a window old; a refused request is not counted and costs one dictionary
+look-up (a Redis call in a cluster).
 
 The counts are :class:`~cardtable.server.limits.TokenThrottle` windows, the same mechanism as
 the wrong-token and sign-in throttles, so in a cluster they are shared through Redis like those
@@ -48,6 +49,7 @@ class Rule:
 
 def rules(settings: Settings) -> list[Rule]:
     """The limits of ``settings`` (a limit of 0 is none)."""
+    reads = TokenThrottle(settings.read_limit_per_address, settings.read_window_s, "read")
     return [
         Rule(
             "POST",
@@ -59,12 +61,9 @@ def rules(settings: Settings) -> list[Rule]:
             ),
             "bot registrations",
         ),
-        Rule(
-            "GET",
-            EXPENSIVE_READS,
-            TokenThrottle(settings.read_limit_per_address, settings.read_window_s, "read"),
-            "reads of games, records, pages and leaderboards",
-        ),
+        Rule("GET", EXPENSIVE_READS, reads, "reads of games, records, pages and leaderboards"),
+        # asking for the expert's analysis: one address cannot fill the shared queue alone
+        Rule("POST", re.compile(r"^/api/games/[^/]+/analysis/?$"), reads, "analysis requests"),
     ]
 
 

@@ -12,11 +12,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from websockets.exceptions import InvalidStatus
 
+from cardtable.server.limits import protocol_classes
 from server.wire import RunningServer, Wire, db_url, fast_settings, play_until_end, running_server
 
 pytestmark = pytest.mark.timeout(90)
@@ -161,7 +163,23 @@ def test_endless_heads_get_431_and_a_table_plays_on(server: RunningServer) -> No
     assert server.get("/api/health")["status"] == "ok"
 
 
-def test_a_10_mb_head_is_never_answered_200(server: RunningServer) -> None:
+@pytest.fixture(params=["httptools", "h11"])
+def any_parser(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[RunningServer]:
+    """A server whose HTTP protocol parses with httptools (the default) or with h11 (what runs
+    where httptools cannot be imported)."""
+    if request.param == "h11":
+        monkeypatch.setitem(sys.modules, "uvicorn.protocols.http.httptools_impl", None)
+    settings = fast_settings(db_url(tmp_path), connection_cap_exempt="")
+    http, _ = protocol_classes(settings)
+    assert request.param in http.__mro__[1].__module__
+    with running_server(settings) as running:
+        yield running
+
+
+def test_a_10_mb_head_is_never_answered_200(any_parser: RunningServer) -> None:
+    server = any_parser
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
         with contextlib.suppress(OSError):  # the server closes before it is all sent
             sock.sendall(HEAD_START + b"a" * 10_000_000 + b"\r\n\r\n")
@@ -211,8 +229,9 @@ def test_a_head_must_be_complete_within_the_header_timeout(tmp_path: Path) -> No
 
 
 def test_a_chunked_body_past_the_cap_gets_413_and_the_connection_is_closed(
-    server: RunningServer,
+    any_parser: RunningServer,
 ) -> None:
+    server = any_parser
     # the body never ends and the client goes on sending it after the 413: the server closes
     # the connection (the client reads the end) instead of reading on for as long as it comes
     limit = server.settings.max_body_bytes

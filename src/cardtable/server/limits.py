@@ -560,6 +560,9 @@ def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[a
             self._dropping = True
             self._stop_head_timer()
             transport = self.transport
+            if self.cycle is not None and not self.cycle.response_complete:
+                transport.close()  # a pipelined head while a response is under way: no answer
+                return
             if last:
                 transport.write(last)
             if transport.can_write_eof():

@@ -121,8 +121,9 @@ def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
     if k == "trade":
         return f"  {who(d['winner'])} wins {animals(d['cards'], d['name'])}."
     if k == "trade_notes":
-        counter = "accepted" if d["counter"] is None else note_values(d["counter"])
-        return f"  (offer {note_values(d['offer'])}; counter {counter})"
+        if d["counter"] is None:  # the opponent accepted: there was no counter-offer
+            return f"  (offer {note_values(d['offer'])}; accepted, no counter-offer)"
+        return f"  (offer {note_values(d['offer'])}; counter {note_values(d['counter'])})"
     if k == "skip":
         return f"{who(d['seat'])} cannot trade and is skipped."
     if k == "countdown":

@@ -60,7 +60,7 @@ export function describeKuhhandel(event, names = []) {
     case "tie": return "A tie! The offers are exchanged and the challenger offers again.";
     case "tie_notes": return `(offers: ${list(d.offer)} against ${list(d.counter)})`;
     case "trade": return `${who(d.winner)} wins ${animals(d.cards, d.name)}.`;
-    case "trade_notes": return `(offer ${list(d.offer)}; counter ${d.counter === null ? "accepted" : list(d.counter)})`;
+    case "trade_notes": return d.counter === null ? `(offer ${list(d.offer)}; accepted, no counter-offer)` : `(offer ${list(d.offer)}; counter ${list(d.counter)})`;
     case "skip": return `${who(d.seat)} cannot trade and is skipped.`;
     case "countdown": return `${who(d.seat)} counts down from ${d.from} for the pedigree card.`;
     case "claimed": return `${who(d.seat)} claims it at ${d.count}!`;

@@ -175,15 +175,17 @@ def test_bot_page_and_the_seat_view_at_a_fault(
         page.wait_for_url(f"**/replay/{game_id}**")
         seat, at, api = _check_decision(page, web, game_id)
         fault = stored["faults"][0]
-        # the seat's first decision after the fault was stored (decision = moves played then)
-        assert seat == fault["seat"] and api["upto"] >= fault["decision"]
+        # the seat's first decision after the fault was stored (move = moves played then), and
+        # the fault's `decision` is that decision's number as `replay --at` counts it (issue 35)
+        assert seat == fault["seat"] and api["upto"] >= fault["move"]
+        assert at == fault["decision"] and api["decision"] == fault["decision"]
         if at > 1:
             before = LOOPBACK.get(
                 f"{web.url}/api/games/{game_id}/decision",
                 params={"seat": seat, "at": at - 1},
                 timeout=10,
             ).json()
-            assert before["upto"] < fault["decision"]
+            assert before["upto"] < fault["move"]
         assert page.locator(".sv-fault").get_attribute("data-code") == "raised"
         # the command the page shows runs on the record it links to (the bot that raised is
         # 'mybot.py:MyBot' here): the bot is asked again and raises again
@@ -241,7 +243,7 @@ def test_bot_page_and_the_seat_view_at_a_fault(
         page.locator(".fault-kind[data-code=raised]").wait_for()
         _no_sideways_scrolling(page, "bot page")
         shot(phone, "bot-page-phone")
-        page.goto(f"{web.url}/replay/{game_id}?at={fault['decision']}&seat={fault['seat']}")
+        page.goto(f"{web.url}/replay/{game_id}?at={fault['move']}&seat={fault['seat']}")
         _check_decision(page, web, game_id)
         page.locator(".seat-view .sv-out").scroll_into_view_if_needed()
         _no_sideways_scrolling(page, "replay with a seat's view")

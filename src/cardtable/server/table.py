@@ -44,7 +44,7 @@ from cardtable.protocol import ERROR_CODES, dumps
 from cardtable.server.config import Settings
 from cardtable.server.fault_log import FaultLog
 from cardtable.server.metrics import ServerMetrics, Stamp
-from cardtable.server.store.db import AlreadyEnded, FaultRow, SeatOutcome, Store
+from cardtable.server.store.db import SEAT_DECISION, AlreadyEnded, FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.table")
 
@@ -1316,15 +1316,18 @@ class Table:
     ) -> None:
         seat.faults += 1
         seat.excused += 0 if ban else 1
+        history = self.game.history()
+        # the seat's decision the fallback answers, counted as `cardtable replay --at` counts
+        mine = sum(1 for s, _a in history if s == seat.index) + 1
         self.fault_log.add(
             FaultRow(
                 seat=seat.index,
                 player_id=seat.player_id,
-                decision=len(self.game.history()),
+                decision=len(history),
                 request_kind=req.kind if req is not None else "-",
                 code=code,
                 reason=reason,
-                detail=detail,
+                detail={**(detail or {}), SEAT_DECISION: mine},
             )
         )
         self.metrics.faults[code] += 1

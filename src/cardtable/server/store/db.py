@@ -232,6 +232,7 @@ class SeatOutcome:
 class FaultRow:
     seat: int
     player_id: int | None
+    #: Actions played before the fault (the ``faults.decision`` column; ``move`` in the API).
     decision: int
     request_kind: str
     code: str
@@ -1323,16 +1324,26 @@ def _fault_values(game_id: str, f: FaultRow) -> dict[str, Any]:
     }
 
 
+#: Key in a fault's stored ``detail``: the seat's decision number (from 1) the fault was on.
+SEAT_DECISION = "seat_decision"
+
+
 def _fault_json(f: Any) -> dict[str, Any]:
+    """A stored fault as the API gives it: ``move`` is the number of actions played before it (the
+    replay page's ``?at=``), ``decision`` the seat's own decision number, counted from 1 as
+    ``cardtable replay --seat N --at K`` counts them (``None`` for faults stored before it was)."""
+    detail = json.loads(f.detail) if f.detail else {}
+    decision = detail.pop(SEAT_DECISION, None)
     return {
         "game_id": f.game_id,
         "seat": f.seat,
-        "decision": f.decision,
+        "move": f.decision,
+        "decision": decision,
         "request_kind": f.request_kind,
         "code": f.code,
         "reason": f.reason,
         "at": iso(f.at),
-        "detail": json.loads(f.detail) if f.detail else None,
+        "detail": detail or None,
     }
 
 

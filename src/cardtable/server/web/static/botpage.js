@@ -59,7 +59,7 @@ export function nameLink(name, page = true, own = false, kind = "bot") {
 }
 
 /** Where a fault happened: the replay at that decision with the seat's view open. */
-export const decisionHref = (f) => `/replay/${encodeURIComponent(f.game_id)}?at=${f.decision}&seat=${f.seat}`;
+export const decisionHref = (f) => `/replay/${encodeURIComponent(f.game_id)}?at=${f.move}&seat=${f.seat}`;
 
 /** What a fault's detail says, in a few lines. */
 export function faultDetail(f) {

@@ -109,7 +109,7 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
     const s = d.seat;
     const previous = d.decision > 1 ? decisions[s][d.decision - 2] : -1;
     // a fault stored between the seat's previous action and this one was on this decision
-    const fault = faults.find((f) => f.seat === s && f.decision > previous && f.decision <= d.upto);
+    const fault = faults.find((f) => f.seat === s && f.move > previous && f.move <= d.upto);
     const record = `${location.origin}/api/games/${gameId}/record`;
     const file = `game-${gameId}.json`;
     const ask = `cardtable replay ${file} --seat ${s} --at ${d.decision} --ask mybot.py:MyBot`;

@@ -117,3 +117,63 @@ def test_wants_observation_is_passed_on() -> None:
 
     assert guard_agent(Blind(), 1.0).wants_observation is False
     assert guard_agent(Sleeper([]), 1.0).wants_observation is True
+
+
+class SlowFirst:
+    """Answers with the first choice, after sleeping past the deadline on its first decision."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def act(self, observation: Any, request: Request) -> Any:
+        self.calls += 1
+        if self.calls == 1:
+            time.sleep(0.5)
+        return request.choices[0]
+
+
+def test_a_timeout_fault_names_the_bot_not_the_match_loop() -> None:
+    """Issue 35: a local timeout's fault said ``(at .../core/match.py:156 ...)``; it names the
+    bot's class and file."""
+    from cardtable.core import MatchLog, game_spec, load_bot, run_match
+
+    spec = game_spec("cunegonda")
+    game = spec.new_game(spec.presets[spec.default_rules], 4, 1)
+    agents: list[Any] = [load_bot("cunegonda", "random", seed=s) for s in range(4)]
+    agents[0] = guard_agent(SlowFirst(), timeout=0.1, name="slow")
+    log = MatchLog()
+    try:
+        run_match(game, agents, fallback=lambda s: load_bot("cunegonda", "random"), log=log)
+    finally:
+        agents[0].close()
+    fault = next(f for f in log.faults if f.seat == 0)  # (then it is abandoned: still late)
+    assert fault.error == "DecisionTimeout"
+    assert "no answer within 0.1 s from SlowFirst (" in fault.reason
+    assert "test_guard.py" in fault.reason and "match.py" not in fault.reason
+
+
+def test_frames_of_a_compiled_module_are_not_taken_for_the_bot() -> None:
+    """A compiled module's frames carry its source path as compiled (relative): still ours."""
+    from cardtable.core.match import raised_reason
+
+    code = compile("def loop(f):\n    return f()\n", "src/cardtable/core/match.py", "exec")
+    space: dict[str, Any] = {}
+    exec(code, space)
+
+    def bot_code() -> None:
+        raise ValueError("bad")
+
+    try:
+        space["loop"](bot_code)
+    except ValueError as exc:
+        reason = raised_reason(exc)
+    assert "test_guard.py" in reason and "bot_code" in reason and "match.py" not in reason
+
+    def guard_code() -> None:
+        raise DecisionTimeout("late")
+
+    try:
+        space["loop"](guard_code)
+    except DecisionTimeout as exc:
+        # no frame of the bot at all (the guard's frame here is a test's, not the loop's)
+        assert "core/match.py" not in raised_reason(exc)

@@ -107,3 +107,23 @@ def test_play_and_arena_take_bot_options(
     code = main(["arena", "kuhhandel", "--bots", "expert:nope=1,heuristic", "--games", "1"])
     assert code != 0
     assert "bad options" in capsys.readouterr().err
+
+
+def test_options_after_a_second_colon_name_the_option_syntax(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 35: ``--bots x.py:C:a=1:b=2`` said "bot file x.py:C not found"."""
+    path = tmp_path / "mybot.py"
+    path.write_text(
+        "class C:\n"
+        "    def __init__(self, a=0, b=0):\n"
+        "        self.a, self.b = a, b\n"
+        "    def act(self, observation, request):\n"
+        "        return request.choices[0]\n"
+    )
+    with pytest.raises(ValueError, match=r"separated by commas, as in path\.py:Class:key=value,"):
+        load_bot("cunegonda", f"{path}:C:a=1:b=2")
+    assert load_bot("cunegonda", f"{path}:C:a=1,b=2").b == 2  # the syntax it names works
+    code = main(["play", "cunegonda", "--bots", f"{path}:C:a=1:b=2,random,random,random"])
+    err = capsys.readouterr().err
+    assert code == 2 and "options come after one ':'" in err and "not found" not in err

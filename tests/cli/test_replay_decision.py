@@ -152,3 +152,16 @@ def test_arena_records_keep_the_seeds_so_ask_reproduces(
     code, out = run(capsys, "replay", str(path), "--seat", "3", "--at", "12", "--ask", "random")
     assert code == 0 and "the same as recorded" in out
     assert "Your hand: " in out and "Request: play" in out
+
+
+def test_decision_at_takes_a_record_its_json_or_its_path(recorded: Path) -> None:
+    """Issue 35: ``decision_at(json.load(f), ...)`` failed with ``'dict' object has no attribute
+    'seats'``; a record, its JSON dict and its path all work, anything else names the calls."""
+    record = Record.load(recorded)
+    expected = decision_at(record, 1, 7).to_json()
+    assert decision_at(json.loads(recorded.read_text()), 1, 7).to_json() == expected
+    assert decision_at(recorded, 1, 7).to_json() == expected
+    assert decision_at(str(recorded), 1, 7).to_json() == expected
+    assert decision_indices(json.loads(recorded.read_text()), 1) == decision_indices(record, 1)
+    with pytest.raises(TypeError, match=r"Record\.load\(path\)"):
+        decision_at(recorded.read_bytes(), 1, 7)  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import threading
 import time
@@ -201,6 +202,9 @@ def wait_bots_over(bots: Mapping[str, subprocess.Popen[str]], tid: str, timeout:
             b.kill()
             raise AssertionError(f"{n} still plays: {b.communicate()[0][-2000:]}") from None
         assert b.returncode == 0 and f"tournament {tid} is over" in out, out
+        # each game's line counts the games played, with no made-up total (issue 35)
+        shown = [line.split("]", 1)[0] for line in out.splitlines() if line.startswith("[")]
+        assert shown and all(re.fullmatch(r"\[\d+", s) for s in shown), out
 
 
 def join(threads: Iterable[threading.Thread], timeout: float = 30) -> None:

@@ -21,7 +21,9 @@ the exception handling applies.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import inspect
 import itertools
 import os
 import queue
@@ -29,10 +31,28 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from cardtable.core import Agent, Event, GameInfo, Request, Result
 from cardtable.core.match import raised_reason
+
+
+def bot_place(agent: Any) -> str:
+    """``MyBot (mybot.py)``: the class of ``agent`` and the file it is written in (relative to the
+    working directory when under it), which a timeout names: the bot's own code has no frame in
+    the timeout's traceback."""
+    cls = type(agent)
+    try:
+        file = inspect.getsourcefile(cls)
+    except TypeError:  # a class with no source file (built in, compiled)
+        file = None
+    if not file:
+        return cls.__qualname__
+    path = Path(file)
+    with contextlib.suppress(ValueError):
+        path = path.resolve().relative_to(Path.cwd())
+    return f"{cls.__qualname__} ({path})"
 
 
 class DecisionTimeout(Exception):
@@ -219,7 +239,9 @@ class GuardedAgent:
         answer = self._wait(thread, call_id, self.timeout)
         if answer is _NO_ANSWER:
             self._late = call_id
-            raise DecisionTimeout(f"no answer within {self.timeout:g} s")
+            raise DecisionTimeout(
+                f"no answer within {self.timeout:g} s from {bot_place(self.agent)}"
+            )
         ok, value = answer
         if ok:
             return value

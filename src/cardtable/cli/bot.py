@@ -91,14 +91,16 @@ def run(args: argparse.Namespace) -> int:
     if args.guest is None and (not args.name or not token):
         raise ValueError("a bot needs --name and --token (or $CARDTABLE_TOKEN), or use --guest")
     reports: list[GameReport] = []
+    total: int | None = args.games
     if args.tournament:
         args.lobby = "tournament"
         if args.games == 1:
             args.games = 1_000_000  # until the server says the tournament is over
+            total = None  # the server's plan decides: no total shown (issue 35: [5/1000000])
 
     def show(report: GameReport) -> None:
         reports.append(report)
-        print(f"[{len(reports)}/{args.games}] {report.summary()}", flush=True)
+        print(f"{progress(len(reports), total)} {report.summary()}", flush=True)
         for fault in report.faults:
             print(f"    fault: {fault}", flush=True)
 
@@ -140,6 +142,12 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(totals(reports))
     return 0
+
+
+def progress(done: int, total: int | None) -> str:
+    """``[3/10]``, or ``[3]`` when the number of games is not known here (a tournament, whose
+    plan the server keeps)."""
+    return f"[{done}]" if total is None else f"[{done}/{total}]"
 
 
 def totals(reports: Sequence[GameReport]) -> str:

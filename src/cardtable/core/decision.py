@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cardtable.core.contract import JSON, ActionError, Agent, Event, Game, GameInfo, Request
@@ -53,8 +55,29 @@ class Decision:
         }
 
 
-def decision_indices(record: Record, seat: int) -> list[int]:
+#: What :func:`decision_at`, :func:`ask_again` and :func:`decision_indices` take as a record.
+RecordLike = Record | Mapping[str, Any] | str | Path
+
+
+def as_record(record: RecordLike) -> Record:
+    """``record`` as a :class:`Record`: a record, a record's JSON as a dict (what ``json.load`` of
+    a ``game-ID.json`` or ``GET /api/games/{id}/record`` gives), or the path of a record file.
+    Anything else is a :class:`TypeError` naming these calls."""
+    if isinstance(record, Record):
+        return record
+    if isinstance(record, Mapping):
+        return Record.from_json(record)
+    if isinstance(record, str | Path):
+        return Record.load(record)
+    raise TypeError(
+        f"a record is needed, not {type(record).__name__}: pass Record.load(path), "
+        "Record.from_json(json.load(file)), the JSON dict itself or the file's path"
+    )
+
+
+def decision_indices(record: RecordLike, seat: int) -> list[int]:
     """The index in ``record.actions`` of every decision of ``seat``, in order."""
+    record = as_record(record)
     if not 0 <= seat < record.seats:
         raise ValueError(f"no seat {seat} in a {record.seats}-seat game (seats count from 0)")
     return [i for i, (s, _a) in enumerate(record.actions) if s == seat]
@@ -78,8 +101,11 @@ def open_request(game: Game, seat: int) -> Request:
     raise RecordError(f"seat {seat} has no open request at this point of the record")
 
 
-def decision_at(record: Record, seat: int, number: int) -> Decision:
-    """Decision ``number`` (from 1) of ``seat``: the game before it, the request, the answer."""
+def decision_at(record: RecordLike, seat: int, number: int) -> Decision:
+    """Decision ``number`` (from 1) of ``seat``: the game before it, the request, the answer.
+
+    ``record`` is a :class:`Record`, its JSON dict or a record file's path (:func:`as_record`)."""
+    record = as_record(record)
     index, total = _index_of(record, seat, number)
     game = replay(record, upto=index)
     return Decision(
@@ -114,7 +140,7 @@ class Answer:
 
 
 def ask_again(
-    record: Record,
+    record: RecordLike,
     seat: int,
     number: int,
     agent: Agent,
@@ -128,7 +154,9 @@ def ask_again(
     ignored: the recorded actions are applied. A bot seeded as in the recorded game therefore
     reaches the same state, random generator included. Its prints and log lines while answering
     the decision asked are returned in :attr:`Answer.output` (earlier ones are dropped).
+    ``record`` is a :class:`Record`, its JSON dict or a record file's path (:func:`as_record`).
     """
+    record = as_record(record)
     target, _total = _index_of(record, seat, number)
     game = replay(record, upto=0)
     start = getattr(agent, "start", None)

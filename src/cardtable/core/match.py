@@ -40,12 +40,7 @@ def raised_reason(exc: BaseException) -> str:
     """
     text = str(exc)
     reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    ours = (str(Path(__file__).resolve().parents[1]), sysconfig.get_paths()["stdlib"])
-    mine = [
-        f
-        for f in traceback.extract_tb(exc.__traceback__)
-        if not str(Path(f.filename).resolve()).startswith(ours)
-    ]
+    mine = [f for f in traceback.extract_tb(exc.__traceback__) if not _ours(f.filename)]
     if not mine:
         return reason
     frame = mine[-1]
@@ -53,6 +48,21 @@ def raised_reason(exc: BaseException) -> str:
     with contextlib.suppress(ValueError):
         path = path.resolve().relative_to(Path.cwd())
     return f"{reason} (at {path}:{frame.lineno} in {frame.name})"
+
+
+def _ours(filename: str) -> bool:
+    """Whether a traceback's file is cardtable's own or the standard library's. A compiled
+    module's frames name its source as it was compiled (``src/cardtable/core/match.py``,
+    relative): those are recognised by the package path they end in (issue 35: a timeout
+    named ``core/match.py`` as the bot's place)."""
+    package = Path(__file__).resolve().parents[1]
+    if str(Path(filename).resolve()).startswith((str(package), sysconfig.get_paths()["stdlib"])):
+        return True
+    parts = Path(filename).parts
+    if Path(filename).is_absolute() or "cardtable" not in parts:
+        return False
+    inside = parts[len(parts) - parts[::-1].index("cardtable") :]  # after the last "cardtable"
+    return bool(inside) and package.joinpath(*inside).exists()
 
 
 def start_agents(game: Game, agents: Sequence[Agent], names: Sequence[str] = ()) -> None:

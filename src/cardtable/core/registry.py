@@ -219,11 +219,17 @@ def split_bot_ref(ref: str) -> tuple[str, dict[str, Any]]:
     """``expert:iterations=128,time_cap=none`` -> (``expert``, options).
 
     Options come after the last ``:``, as ``key=value`` pairs separated by commas; they work for
-    registered names and files alike (``mybot.py:MyBot:depth=3``).
+    registered names and files alike (``mybot.py:MyBot:depth=3,width=2``). A second ``:`` between
+    options (``mybot.py:MyBot:depth=3:width=2``) is a :class:`ValueError` naming this syntax.
     """
     base, sep, tail = ref.rpartition(":")
     if not sep or "=" not in tail:
         return ref, {}
+    if any("=" in part for part in base.split(":")):  # x.py:C:a=1:b=2 (issue 35)
+        raise ValueError(
+            f"bad bot reference {ref!r}: options come after one ':' and are separated by commas, "
+            "as in path.py:Class:key=value,key=value or expert:iterations=128,time_cap=none"
+        )
     options: dict[str, Any] = {}
     for item in tail.split(","):
         key, eq, value = item.partition("=")

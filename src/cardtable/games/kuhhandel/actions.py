@@ -81,7 +81,11 @@ Draw.kind = "draw"
 class Challenge(Action):
     """Start a cow trade against ``opponent`` for ``species`` (an index into the rule set).
 
-    In Master, ``species == len(rules.species)`` challenges for rats (§9.4).
+    ``opponent`` is the seat challenged (never your own), ``species`` the species index both of
+    you own at least one card of; the cards at stake are 2 when both own two, else 1 (the
+    request's ``choices`` lists every legal challenge, the ``challenge`` event says how many). In
+    Master, ``species == len(rules.species)`` challenges for rats (§9.4). JSON:
+    ``{"kind": "challenge", "opponent": 1, "species": 6}``.
     """
 
     opponent: int

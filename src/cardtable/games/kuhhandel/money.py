@@ -51,7 +51,12 @@ def cheapest_payment(
 ) -> tuple[int, ...] | None:
     """The valid payment of ``amount`` that overpays least (then: uses fewest notes).
 
-    ``None`` when the wallet is worth less than ``amount``. For ``amount <= 0`` the empty payment.
+    ``wallet`` is a count per note value, aligned with ``notes`` (the note values, e.g.
+    ``RuleSet.notes``, or the distinct values of a request's ``info["wallet"]``); the payment is
+    the notes' values, smallest first, ready for ``Pay(...)``. ``None`` when the wallet is worth
+    less than ``amount``: a ``pay`` request never asks that (a bidder who cannot pay is exposed
+    instead, the ``exposed`` event), but a bot that plans a bid or an offer with it must check.
+    For ``amount <= 0`` the empty payment.
     """
     if amount <= 0:
         return ()

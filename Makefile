@@ -16,16 +16,18 @@ $(BIN)/.installed: pyproject.toml
 
 # `make run` serves with the compiled (mypyc) engine: tools/build_engine.py compiles it into
 # build/compiled when the engines' sources changed (45 s of CPU), or says in one line why the
-# plain build runs instead (no C compiler, no Python headers, no mypyc). `make test` tests the
-# plain build (the editable install); tests/games/kuhhandel/test_compiled.py checks the compiled
-# one (it starts from build/compiled, which `make test` sets up too).
+# plain build runs instead (no C compiler, no Python headers, no mypyc). The `cardtable` command
+# uses build/compiled by itself whenever it is current (src/cardtable/engine_build.py), so after
+# `make test` or `make run` every `cardtable ...` runs compiled; CARDTABLE_ENGINE=plain forces the
+# plain build. `make test` tests the plain build (tests/conftest.py sets CARDTABLE_ENGINE=plain);
+# tests/games/kuhhandel/test_compiled.py checks the compiled one (it starts from build/compiled).
 COMPILED := build/compiled
 
 engine: $(BIN)/.installed
 	$(BIN)/python tools/build_engine.py $(COMPILED)
 
 run: engine
-	PYTHONPATH=$(CURDIR)/$(COMPILED) $(BIN)/cardtable serve --host $(HOST) --port $(PORT)
+	$(BIN)/cardtable serve --host $(HOST) --port $(PORT)
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests
@@ -53,8 +55,8 @@ compiled wheel: $(BIN)/.installed
 
 # Both builds and the bare skeleton of the game, side by side (docs/performance.md).
 bench: engine
+	CARDTABLE_ENGINE=plain $(BIN)/cardtable bench kuhhandel --rules classic --seats 4 --bots random --games 2000 --skeleton
 	$(BIN)/cardtable bench kuhhandel --rules classic --seats 4 --bots random --games 2000 --skeleton
-	PYTHONPATH=$(CURDIR)/$(COMPILED) $(BIN)/cardtable bench kuhhandel --rules classic --seats 4 --bots random --games 2000 --skeleton
 
 clean:
 	rm -rf $(VENV) build *.egg-info

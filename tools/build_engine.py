@@ -4,9 +4,9 @@
 
 Builds a wheel of this checkout with ``CARDTABLE_COMPILE=1`` (``setup.py`` compiles the modules
 listed under ``[tool.cardtable.compile]`` in ``pyproject.toml``) into ``--wheels`` (default
-``build/wheels``), and unpacks it into ``INTO`` (default ``build/compiled``), which `make run`
-puts first on ``PYTHONPATH``. That wheel is also what to install elsewhere (same Python version
-and platform): ``pip install 'build/wheels/cardtable-<version>-cp311-…whl[server]'``.
+``build/wheels``), and unpacks it into ``INTO`` (default ``build/compiled``), which the
+``cardtable`` command uses when it is current. That wheel is also what to install elsewhere (same
+Python version and platform): ``pip install 'build/wheels/cardtable-<version>-cp311-…whl[server]'``.
 
 The build needs mypyc (mypy, in the dev extra), a C compiler (``$CC``, else the one Python was
 built with) and the Python headers. Where one is missing, or the build fails, ``INTO`` is removed,
@@ -15,13 +15,14 @@ one line says that the plain build runs and why, and the exit status is 0 (``--s
 
 The compile is done again only when the engines' sources changed (a hash of ``core/``, ``games/``,
 ``pyproject.toml`` and ``setup.py`` is kept in ``INTO``); every other file of the package (server,
-web pages...) is copied into ``INTO`` each time, so `make run` serves the checkout as it is.
+web pages...) is copied into ``INTO`` each time, so a ``PYTHONPATH=build/compiled`` run has the
+checkout as it is. The ``cardtable`` command itself needs no ``PYTHONPATH``: it loads the compiled
+modules from ``INTO`` whenever the stamp is current (``cardtable/engine_build.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
 import os
 import shlex
@@ -33,12 +34,24 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "cardtable"
-STAMP = ".engine-build"  # in INTO: the sources' hash the compiled modules were built from
-#: Sources whose change means compiling again (the compiled modules and what they import).
-ENGINE_PARTS = ("core", "games")
+
+
+def _engine_build() -> ModuleType:
+    """This checkout's ``cardtable/engine_build.py`` (loaded from its file, not from whichever
+    ``cardtable`` is installed): the stamp the ``cardtable`` command checks is made by its code."""
+    spec = importlib.util.spec_from_file_location("_engine_build", PACKAGE / "engine_build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ENGINE_BUILD = _engine_build()
+STAMP: str = ENGINE_BUILD.STAMP  # in INTO: the sources' hash the compiled modules were built from
 
 
 def why_not() -> str | None:
@@ -61,14 +74,10 @@ def compiled_modules() -> list[str]:
 
 
 def sources_hash() -> str:
-    h = hashlib.sha256()
-    files = [ROOT / "pyproject.toml", ROOT / "setup.py"]
-    for part in ENGINE_PARTS:
-        files += sorted((PACKAGE / part).rglob("*.py"))
-    h.update(sys.version.encode())
-    for path in files:
-        h.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
+    """The engines' sources hash (``cardtable.engine_build.sources_hash``: the ``cardtable``
+    command uses ``build/compiled`` only while its stamp equals it)."""
+    digest: str = ENGINE_BUILD.sources_hash(ROOT)
+    return digest
 
 
 def build_wheel(wheels: Path, log: Path) -> Path:

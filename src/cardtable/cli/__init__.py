@@ -50,6 +50,14 @@ BENCHES: dict[str, list[str]] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``cardtable`` command. Run as the command (``argv`` not given, as the console script
+    calls it), it first chooses the engine build, before any engine is imported:
+    the compiled one when ``build/compiled`` is built and current (:mod:`cardtable.engine_build`).
+    Called with ``argv`` (tests, scripts), it keeps the build already imported."""
+    if argv is None:
+        from cardtable.engine_build import choose
+
+        choose()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"] and len(argv) > 1 and argv[1] in BENCHES:
         argv = [*BENCHES[argv[1]], *argv[2:]]

@@ -45,7 +45,8 @@ def engine_build(game: str) -> str:
 def build_line(games: Iterable[str] | None = None) -> str:
     """One line saying which build runs, for a command to print at its start, for example
     ``engine build: compiled (mypyc) (kuhhandel, cunegonda)`` or, when they differ,
-    ``engine build: kuhhandel compiled (mypyc), cunegonda pure Python``."""
+    ``engine build: kuhhandel compiled (mypyc), cunegonda pure Python``; with the plain build, why
+    (the ``cardtable`` command's reason, :func:`cardtable.engine_build.plain_reason`)."""
     from cardtable.core.registry import game_names
 
     names = list(games) if games is not None else game_names()
@@ -57,5 +58,8 @@ def build_line(games: Iterable[str] | None = None) -> str:
     else:
         text = ", ".join(f"{name} {build}" for name, build in builds.items())
     if PLAIN in kinds:
-        text += "; the compiled one: `make engine`, then PYTHONPATH=build/compiled (README)"
+        from cardtable.engine_build import plain_reason
+
+        reason = plain_reason()
+        text += f"; {reason}" if reason else "; for the compiled one: `make engine` (README)"
     return f"engine build: {text}"

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from cardtable.core import Record, verify
+from cardtable.core.decision import decision_at
 from loopback import LOOPBACK
 
 from .khclient import (
@@ -286,6 +287,10 @@ def test_s4_1_a_timeout_is_answered_by_the_fallback_and_the_late_reply_dropped(
     codes = [f["code"] for f in detail["faults"] if f["seat"] == 0]
     assert codes.count("timeout") == 1 and "bad_reply" not in codes
     assert detail["seats_detail"][0]["taken_over"] is False
+    # the fault's decision is the seat's, as `cardtable replay --at` counts (issue 35)
+    fault = next(f for f in detail["faults"] if f["seat"] == 0 and f["code"] == "timeout")
+    decision = decision_at(detail["record"], 0, fault["decision"])
+    assert decision.request.kind == "turn" and decision.upto == fault["move"]
 
 
 def _fault_game(server: KhServer, name: str, misbehave: Any, after: int = 3) -> dict[str, Any]:

@@ -50,7 +50,7 @@ from cardtable.server.compat.simple import SimpleBot, risk_text
 from cardtable.server.compat.wire import rust_float
 from cardtable.server.config import Settings
 from cardtable.server.fault_log import FaultLog
-from cardtable.server.store.db import FaultRow, SeatOutcome, Store
+from cardtable.server.store.db import SEAT_DECISION, FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.compat")
 
@@ -568,7 +568,17 @@ class KuhHandel:
 
         def add(f: Fault) -> None:
             pid = players[f.seat].player_id
-            faults.add(FaultRow(f.seat, pid, f.decision, f.request_kind, f.code, f.reason))
+            faults.add(
+                FaultRow(
+                    f.seat,
+                    pid,
+                    f.decision,
+                    f.request_kind,
+                    f.code,
+                    f.reason,
+                    detail={SEAT_DECISION: f.seat_decision},
+                )
+            )
 
         match.on_fault = add
         return faults
@@ -605,6 +615,7 @@ class KuhHandel:
                             f.request_kind,
                             f.code,
                             f.reason,
+                            detail={SEAT_DECISION: f.seat_decision},
                         )
                         for f in match.faults
                     ],

@@ -56,10 +56,13 @@ class Fault:
     disconnected, rectified or engine_refused."""
 
     seat: int
+    #: decisions of the match before this one (every seat's; the ``move`` of the fault API)
     decision: int
     request_kind: str
     code: str
     reason: str
+    #: the seat's own decision number, from 1, as ``cardtable replay --at`` counts it
+    seat_decision: int = 0
 
 
 class Box:
@@ -466,7 +469,8 @@ class KhMatch:
         return self.words.wallet(seat)
 
     def fault(self, seat: int, kind: str, code: str, reason: str) -> None:
-        fault = Fault(seat, self.decisions, kind, code, reason)
+        mine = sum(1 for s, _a in self.game.history() if s == seat) + 1
+        fault = Fault(seat, self.decisions, kind, code, reason, mine)
         self.faults.append(fault)
         if self.on_fault is not None:
             self.on_fault(fault)

@@ -192,8 +192,14 @@ def _kill_a_worker(database: str, prefix: str, tmp_path: Path) -> None:
             now = holders()
             return len(now) == 2 and victim not in now and min(now.values()) >= 3
 
-        wait("each worker holding at least 3 of the 8 bots", shared, 60.0 - rushed)
+        # The 60 s count from the kill on an idle machine; a restarted worker's start-up
+        # alone took 27 s at load 28. So the restart gets its own generous wait, and the 60 s
+        # are what the rebalancing itself may take once the worker is back: a loaded machine
+        # slows the test down instead of failing it.
+        restarted = wait("the killed worker restarted", lambda: len(live() - {victim}) == 2, 180)
+        wait("each worker holding at least 3 of the 8 bots", shared, 60.0)
         balanced_in = time.monotonic() - killed_at
+        print(f"the killed worker was back {rushed + restarted:.1f} s after the kill")
         end = holders()
         moves = [line for line in log.read_text().splitlines() if "rebalance: holding" in line]
         print(

@@ -156,6 +156,10 @@ def test_bench_frames_times_the_schema_checks(capsys: pytest.CaptureFixture[str]
     data = json.loads(out)
     assert code == 0 and "jsonschema" in data["validator"]
     assert data["client_us_per_frame"] > data["client_json_us_per_frame"] > 0
+    # both validators timed in the one run (the A/B of issue 34), the default one reported
+    assert set(data["validators"]) == {"fast", "jsonschema"}
+    assert data["client_us_per_frame"] == data["validators"]["fast"]["client_us_per_frame"]
+    assert all(v["server_us_per_frame"] > 0 for v in data["validators"].values())
     assert data["server_frames"] > 100 and data["server_us_per_frame"] > 0
     # one observation per request frame, timed both ways
     requests = data["server_frames"] - data["server_events"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from typing import Any
 
@@ -314,40 +315,69 @@ def _frames(args: argparse.Namespace, spec: Any, rules: object, seats: int, refs
                 json.loads(text)
         return time.process_time() - c0
 
+    from cardtable.protocol.schema import VALIDATORS, selected_validator, use_validator
+
     repeat = max(1, args.repeat)
-    client = min(client_run() for _ in range(repeat))
-    decode = min(decode_run() for _ in range(repeat))
-    served = min(server_run() for _ in range(repeat))
-    encoded = min(encode_view_run() for _ in range(repeat))
-    decoded = min(decode_view_run() for _ in range(repeat))
     n_views = max(len(observed), 1)
     n_client = rounds * len(texts)
+    # both validators in turn, each run after the other, so that both see the same load
+    runs: dict[str, dict[str, list[float]]] = {v: {"client": [], "server": []} for v in VALIDATORS}
+    before = selected_validator()
+    try:
+        for _ in range(repeat):
+            for name in VALIDATORS:
+                use_validator(name)
+                runs[name]["client"].append(client_run())
+                runs[name]["server"].append(server_run())
+    finally:
+        use_validator(before)
+    decode = min(decode_run() for _ in range(repeat))
+    encoded = min(encode_view_run() for _ in range(repeat))
+    decoded = min(decode_view_run() for _ in range(repeat))
+    by_validator = {
+        name: {
+            "client_us_per_frame": round(min(r["client"]) / n_client * 1e6, 2),
+            "server_us_per_frame": round(min(r["server"]) / max(len(server), 1) * 1e6, 2),
+        }
+        for name, r in runs.items()
+    }
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     out = {
         "validator": messages.VALIDATOR,
+        "validators": by_validator,
         "client_frames": n_client,
-        "client_us_per_frame": round(client / n_client * 1e6, 2),
+        "client_us_per_frame": by_validator[before]["client_us_per_frame"],
         "client_json_us_per_frame": round(decode / n_client * 1e6, 2),
         "server_frames": len(server),
         "server_events": sum(1 for f in server if f["type"] == "event"),
-        "server_us_per_frame": round(served / max(len(server), 1) * 1e6, 2),
+        "server_us_per_frame": by_validator[before]["server_us_per_frame"],
         "observations": len(observed),
         "observation_to_json_us": round(encoded / n_views * 1e6, 2),
         "observation_from_json_us": round(decoded / n_views * 1e6, 2),
         "server_game": f"{args.game} {spec.rules_name(rules)} {seats} seats, {args.games} games",
         "runs": repeat,
+        "load_average": round(load, 1),
     }
     if args.json:
         print(json.dumps(out, indent=1))
     else:
-        print(
-            f"protocol schema checks ({out['validator']}), CPU time, best of {repeat}:\n"
-            f"  client frames (hello, join, resume, leave): {out['client_us_per_frame']} µs per "
-            f"frame parsed and checked ({out['client_json_us_per_frame']} µs of it json.loads), "
-            f"{n_client} frames\n"
-            f"  server frames (requests with observations, events of {out['server_game']}): "
-            f"{out['server_us_per_frame']} µs per frame validated, {len(server)} frames\n"
+        lines = [
+            f"protocol schema checks, CPU time, best of {repeat} (runs in turn), load average "
+            f"{out['load_average']}; the server decides with {before}:"
+        ]
+        for name, figures in by_validator.items():
+            lines.append(
+                f"  {name}: client frames (hello, join, resume, leave) "
+                f"{figures['client_us_per_frame']} µs per frame parsed and checked, server frames "
+                f"{figures['server_us_per_frame']} µs per frame validated"
+            )
+        lines.append(
+            f"  of a client frame, json.loads alone: {out['client_json_us_per_frame']} µs; "
+            f"{n_client} client frames, {len(server)} server frames (requests with observations, "
+            f"events of {out['server_game']})\n"
             f"  observations of the seat asked: {out['observation_to_json_us']} µs to JSON "
             f"(the server), {out['observation_from_json_us']} µs back from JSON (the client "
             f"library), {len(observed)} observations"
         )
+        print("\n".join(lines))
     return 0

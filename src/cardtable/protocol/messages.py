@@ -19,8 +19,12 @@ except ImportError:  # pragma: no cover - depends on the installation
     _orjson = None  # type: ignore[assignment]
 
 PROTOCOL_VERSION = 1
-#: What checks frames against the schemas (``cardtable bench --frames`` reports it).
-VALIDATOR = "jsonschema (Draft 2020-12, one validator per schema, built once)"
+#: What checks frames against the schemas (``cardtable bench --frames`` reports it); which of
+#: the two decides is :func:`cardtable.protocol.schema.selected_validator`.
+VALIDATOR = (
+    "fastjsonschema (compiled, the default) or jsonschema (CARDTABLE_VALIDATOR), Draft 2020-12, "
+    "one check per schema built once"
+)
 #: Frames larger than this (in UTF-8 bytes) are refused with ``too_large``.
 MAX_FRAME_BYTES = 64 * 1024
 LOBBIES = ("ranked", "practice", "private", "tournament")

@@ -14,6 +14,12 @@ for a core; Redis and PostgreSQL are the machine's and are left where they are. 
 says where the CPU went (the servers', the bots', Redis's per decision), how many of the seats
 and actions were relayed between processes, and the machine's load average and busy share
 during the run, so that a disturbed measurement shows as one.
+
+**Server CPU per decision** is the CPU time the server processes used (each reads its own
+``time.process_time()``, all threads, in ``GET /api/metrics``) between the start of play and the
+stop, divided by the decisions the bots had answered; ``--validator fast,jsonschema`` measures
+each process count once per frame validator (``CARDTABLE_VALIDATOR`` of the servers), in turn, so
+that one command shows the A/B at the same load.
 """
 
 from __future__ import annotations
@@ -68,6 +74,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="bots on the first core, servers on the others (default: on, with 2+ cores)",
     )
+    p.add_argument(
+        "--validator",
+        default="fast",
+        help="the servers' frame validator(s), comma-separated, each measured in turn: fast "
+        "(fastjsonschema, the default) and/or jsonschema (the reference), e.g. fast,jsonschema",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -80,6 +92,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--bots must be a multiple of --tables")
     seats = args.bots // args.tables
     from cardtable.core.compiled import build_line
+    from cardtable.protocol.schema import VALIDATORS
+
+    validators = [v.strip() for v in str(args.validator).split(",") if v.strip()]
+    if not validators or any(v not in VALIDATORS for v in validators):
+        raise ValueError(f"--validator takes {' and/or '.join(VALIDATORS)}, comma-separated")
 
     print(build_line([args.game]), flush=True)
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -94,18 +111,38 @@ def run(args: argparse.Namespace) -> int:
         print(f"bots (this process) on CPU {cores[0]}, servers on CPU(s) {cores[1:]}", flush=True)
     rows = []
     for n in counts:
-        what = "1 process alone (no Redis)" if n == 0 else f"{n} process(es) as a cluster"
-        print(f"== {what}: {args.bots} bots, {args.tables} tables of {seats}", flush=True)
-        rows.append(_measure(args, n, seats))
-        print(_line(rows[-1], rows[0]), flush=True)
+        for validator in validators:
+            what = "1 process alone (no Redis)" if n == 0 else f"{n} process(es) as a cluster"
+            print(
+                f"== {what}, validator {validator}: {args.bots} bots, {args.tables} tables of "
+                f"{seats}",
+                flush=True,
+            )
+            rows.append(_measure(args, n, seats, validator))
+            print(_line(rows[-1], rows[0]), flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         print(_table(rows, args))
+    print(_cpu_summary(rows), flush=True)
     return 0
 
 
-def _measure(args: argparse.Namespace, n: int, seats: int) -> dict[str, Any]:
+def _cpu_summary(rows: list[dict[str, Any]]) -> str:
+    """One line per run: the servers' CPU per decision and the load it was measured at."""
+    out = ["server CPU per decision (server processes' CPU time / decisions answered):"]
+    for row in rows:
+        label = "1 alone" if row["processes"] == 0 else f"{row['processes']} process(es)"
+        out.append(
+            f"  {label}, validator {row['validator']}: {row['server_cpu_us_per_decision']} µs "
+            f"({row['decisions']} decisions, {row['decisions_per_second']}/s), load average "
+            f"{row['load_average'][0]} -> {row['load_average'][1]}, machine busy "
+            f"{row['machine_busy']:.0%}, {row['cores']} cores"
+        )
+    return "\n".join(out)
+
+
+def _measure(args: argparse.Namespace, n: int, seats: int, validator: str) -> dict[str, Any]:
     from sqlalchemy import create_engine, text
 
     from cardtable.client.load import register_bots, run_load
@@ -127,7 +164,7 @@ def _measure(args: argparse.Namespace, n: int, seats: int) -> dict[str, Any]:
     try:
         for i in range(max(1, n)):
             redis_url = args.redis_url if n else ""
-            proc, url = _start(db, redis_url, prefix, f"bench{i + 1}", args, seats)
+            proc, url = _start(db, redis_url, prefix, f"bench{i + 1}", args, seats, validator)
             procs.append(proc)
             urls.append(url)
         idle = _idle_cpu([http_base(u) for u in urls])
@@ -201,6 +238,7 @@ def _measure(args: argparse.Namespace, n: int, seats: int) -> dict[str, Any]:
     busy_cpu = server_cpu - fixed
     return {
         "processes": n,
+        "validator": validator,
         "bots": args.bots,
         "tables": args.tables,
         "seconds": round(window, 1),
@@ -237,9 +275,15 @@ def _measure(args: argparse.Namespace, n: int, seats: int) -> dict[str, Any]:
 
 
 def _start(
-    db: str, redis_url: str, prefix: str, instance: str, args: argparse.Namespace, seats: int
+    db: str,
+    redis_url: str,
+    prefix: str,
+    instance: str,
+    args: argparse.Namespace,
+    seats: int,
+    validator: str,
 ) -> tuple[subprocess.Popen[str], str]:
-    env = {**os.environ}
+    env = {**os.environ, "CARDTABLE_VALIDATOR": validator}
     config = Path(os.environ.get("TMPDIR", "/tmp")) / f"{prefix}.toml"
     # the fallback that plays for a seat whose bot left (at the stop) is the random bot: the
     # expert's searches would take the CPU the next measurement needs
@@ -384,18 +428,20 @@ def _table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
         f"cardtable bench server: {args.game}/{args.rules}, {args.bots} {args.bot} bots on "
         f"{args.tables} ranked tables, {args.duration:g} s per run, {rows[0]['cores']} cores, "
         + ("bots on one core, servers on the other(s)" if rows[0]["pinned"] else "not pinned"),
-        "| processes | decisions/s | vs first | server p50 / p99 per process (ms) | worst p99 | "
+        "| processes | validator | decisions/s | vs first | server p50 / p99 per process (ms) | "
+        "worst p99 | "
         "CPU µs per decision: servers (less idle) / bots / Redis | relayed seats / actions | "
         "load average | "
         "games | errors |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         ratio = row["decisions_per_second"] / first["decisions_per_second"]
         per = ", ".join(f"{p['p50_ms']} / {p['p99_ms']}" for p in row["server"])
         label = "1 alone" if row["processes"] == 0 else row["processes"]
         out.append(
-            f"| {label} | {row['decisions_per_second']} | {ratio:.2f}x | {per} | "
+            f"| {label} | {row['validator']} | {row['decisions_per_second']} | {ratio:.2f}x | "
+            f"{per} | "
             f"{row['worst_p99_ms']} | {row['server_cpu_us_per_decision']} "
             f"({row['server_busy_us_per_decision']}) / "
             f"{row['client_cpu_us_per_decision']} / {row['redis_cpu_us_per_decision']} | "

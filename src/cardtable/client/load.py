@@ -218,6 +218,9 @@ class LoadReport:
             )
         if m.get("server_cpu_seconds") is not None:
             line += f"\n  server CPU {m['server_cpu_seconds']} s"
+            if self.decisions:
+                per = 1e6 * float(m["server_cpu_seconds"]) / self.decisions
+                line += f" ({per:.0f} µs per decision)"
         return line
 
 

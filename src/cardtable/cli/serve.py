@@ -67,9 +67,10 @@ def run(args: argparse.Namespace) -> int:
             "redis_prefix": args.redis_prefix,
         },
     )
+    from cardtable.server import oplog
+
     level = getattr(logging, settings.log_level.upper(), logging.INFO)
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("cardtable").setLevel(level)
+    oplog.configure(level, settings.log_format)  # text or JSON lines (log_format)
     if args.workers > 1:
         return _workers(args, settings)
     sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
@@ -86,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(settings)
     # the limits against abuse (connections per address, header timeout, frame sizes...) live
     # in the protocol classes uvicorn_config picks (server/limits.py)
-    config = uvicorn_config(app, settings)
+    # log_config=None: uvicorn's lines go through the process's handler (oplog.configure)
+    config = uvicorn_config(app, settings, log_config=None)
 
     def leaving() -> None:  # before the sockets close: they cost their bots no fault
         hub = getattr(app.state, "hub", None)

@@ -35,6 +35,8 @@ from cardtable.server.limits import (
     redact_server_logs,
 )
 from cardtable.server.lobby import Hub
+from cardtable.server.oplog import AccessLog, RequestCounts
+from cardtable.server.prometheus import router as prometheus_router
 from cardtable.server.request_limits import RequestLimits, RequestRates
 from cardtable.server.store import Store
 from cardtable.server.tournament_api import router as tournament_router
@@ -143,12 +145,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         BodyLimit, max_bytes=settings.max_body_bytes, idle_s=settings.header_timeout_s
     )
     app.add_exception_handler(HTTPException, explain_body_errors)
+    # outermost: one log line and one count per HTTP request, refusals included (oplog.py)
+    app.state.request_counts = RequestCounts()
+    app.add_middleware(AccessLog, counts=app.state.request_counts)
     redact_server_logs()  # uvicorn logs request lines with their query string
     app.include_router(router)
     app.include_router(accounts_router)
     app.include_router(tournament_router)
     app.include_router(kuh_handel_router)
     app.include_router(analysis_router)
+    app.include_router(prometheus_router)  # GET /metrics
     install_web(app)  # the browser table: pages at /, static files at /static
 
     @app.websocket("/ws")

@@ -198,6 +198,13 @@ class Settings:
     analysis_queue: int = 8
     analysis_worlds: int = 24
     analysis_time_s: float = 300.0
+    # -- operations (docs/server.md, "Operations") ------------------------------------------
+    #: ``text`` or ``json``: every log line of the process as one JSON object (oplog.py), with
+    #: one line per HTTP request (``cardtable.access``) and per game end (``cardtable.games``).
+    log_format: str = "text"
+    #: ``GET /metrics`` (Prometheus): empty, anyone may read it, as ``GET /api/metrics``; set,
+    #: only with ``Authorization: Bearer METRICS_TOKEN`` (a scraper's own secret, not the admin's).
+    metrics_token: str = ""
 
     @property
     def public_url(self) -> str:

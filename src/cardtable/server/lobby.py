@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardtable.core import GameSpec, game_names, game_spec
 from cardtable.core.registry import OutsideBot, bot_refusal
+from cardtable.server import oplog
 from cardtable.server import ratings as rating_math
 from cardtable.server.config import Settings
 from cardtable.server.departure import server_ended
@@ -711,7 +712,7 @@ class Hub:
     async def _run_table(self, table: Table) -> None:
         try:
             result = await table.run()
-            log.info("game %s ended: %s %s", table.id, result.termination.value, result.places)
+            oplog.game_ended(self.metrics, table, result)  # the log line and the count
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -18,11 +18,14 @@ import asyncio
 import math
 import time
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from typing import Any
 
 #: Samples kept per series; older ones are overwritten.
 RING_SIZE = 1 << 17
+#: Upper bounds (seconds) of the cumulative histograms served at ``GET /metrics`` (Prometheus).
+BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
 class Stamp:
@@ -54,10 +57,16 @@ class Latencies:
         self.size = size
         self._ring = array("d", bytes(8 * size))
         self.count = 0
+        #: Every sample ever added, counted per :data:`BUCKETS` bound (the last: above them
+        #: all) and summed: the histogram ``GET /metrics`` serves (it never forgets).
+        self.buckets = [0] * (len(BUCKETS) + 1)
+        self.total = 0.0
 
     def add(self, seconds: float) -> None:
         self._ring[self.count % self.size] = seconds
         self.count += 1
+        self.buckets[bisect_left(BUCKETS, seconds)] += 1
+        self.total += seconds
 
     def samples(self, since: int = 0) -> tuple[list[float], bool]:
         """The samples numbered ``since`` and later, oldest first, and whether all of them are
@@ -120,6 +129,8 @@ class ServerMetrics:
         #: ``error`` messages sent to clients, and ``not_your_turn`` rejections, by code
         #: (refusals such as ``bad_token``, ``flood``, ``busy``; ``taken_over``).
         self.errors_sent: Counter[str] = Counter()
+        #: Games that ended at this process's tables, by (game, termination) (oplog.py).
+        self.games_ended: Counter[tuple[str, str]] = Counter()
         self.started = time.time()
 
     def stamp(self, at: float) -> Stamp:

@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "arena": "cardtable.cli.arena",
     "serve": "cardtable.cli.serve",
     "ratings": "cardtable.cli.ratings",
+    "backup": "cardtable.cli.backup",
+    "restore": "cardtable.cli.restore",
     "new-bot": "cardtable.cli.new_bot",
     "tournament": "cardtable.cli.tournament",
 }

@@ -221,6 +221,8 @@ def _measure(args: argparse.Namespace, n: int, seats: int, validator: str) -> di
                 "max_ms": d.get("max_ms"),
                 "server_cpu_seconds": (r.server_metrics or {}).get("server_cpu_seconds"),
                 "placement": (r.server_metrics or {}).get("placement"),
+                # what the server says it checked frames with (the A/B's proof)
+                "validator": (r.server_metrics or {}).get("validator"),
             }
         )
     decisions = sum(r.decisions for r in reports)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from cardtable import __version__
 from cardtable.protocol import PROTOCOL_VERSION, schema_document
+from cardtable.protocol.schema import selected_validator
 from cardtable.server.lobby import Hub
 from cardtable.server.store.db import NameError_, Store
 
@@ -82,6 +83,8 @@ def metrics(
         **hub.metrics.to_json(since, bot_since),
         "running_tables": len(hub.tables),
         "connections": len(hub.online),
+        # which checks the frames: fast (fastjsonschema) or jsonschema (CARDTABLE_VALIDATOR)
+        "validator": selected_validator(),
         # a cluster process: the tables started here and their seats, local or relayed
         "placement": None if hub.cluster is None else hub.cluster.placement(),
     }

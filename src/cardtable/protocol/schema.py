@@ -3,7 +3,7 @@
 Two validators read the same schemas (the schemas stay the single source):
 
 - ``fast`` (the default): `fastjsonschema` compiles each schema to Python code the first time it is
-  used (about 4 times cheaper a frame than the interpreted validator, ``cardtable bench --frames``);
+  used (8-14 times cheaper a frame than the interpreted validator, ``cardtable bench --frames``);
 - ``jsonschema``: the reference implementation interprets the schema, kept for the A/B
   measurement (``cardtable bench server --validator``) and as the one that words refusals.
 
@@ -130,7 +130,7 @@ def validate(value: Any, schema: Mapping[str, Any], path: str = "$") -> None:
     error = _first(validator_for(schema).iter_errors(value))
     if error is not None:
         raise SchemaError(_path(path, error.absolute_path), _reason(error))
-    if refusal is not None:  # the two disagree (tests/protocol checks a set of frames they don't)
+    if refusal is not None:  # the two disagree (tests/server/test_validators.py: they don't)
         where = str(refusal.name or "data").removeprefix("data")
         raise SchemaError(path + where, str(refusal.message).removeprefix(f"{refusal.name} "))
 

@@ -69,6 +69,7 @@ def test_prometheus_metrics_move_after_a_real_game(tmp_path: Path) -> None:
         _play_one_game(server, "promo")
         LOOPBACK.get(f"{server.http}/api/bots/nobody-at-all")  # a 404 on a templated route
         LOOPBACK.get(f"{server.http}/no/such/page/{'x' * 40}")  # no route at all
+        LOOPBACK.request("PROPFIND", f"{server.http}/api/lobbies")  # beyond the usual seven
         after = _scrape(server)
     ended = _value(after, "cardtable_games_ended", "cardtable_games_ended_total", game="cunegonda")
     assert ended >= 1
@@ -89,6 +90,8 @@ def test_prometheus_metrics_move_after_a_real_game(tmp_path: Path) -> None:
     # a stranger's path adds no series of its own
     assert not any("no/such" in r for _, r, _ in routes)
     assert ("GET", "unmatched", "404") in routes
+    assert not any(m == "PROPFIND" for m, _, _ in routes)  # counted, under one name for all
+    assert any(m == "OTHER" for m, _, _ in routes)
     family = after.get("cardtable") or after["cardtable_info"]  # as the parser names an info
     info = next(iter(family.samples)).labels
     assert info["validator"] == "fast"

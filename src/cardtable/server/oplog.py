@@ -26,6 +26,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 LOG_FORMATS = ("text", "json")
+#: Methods counted and logged by name; any other (a client may send any token) is ``OTHER``, so
+#: strangers cannot add series to ``GET /metrics`` without bound.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 access_log = logging.getLogger("cardtable.access")
 games_log = logging.getLogger("cardtable.games")
@@ -80,6 +83,7 @@ class AccessLog:
         finally:
             route = route_of(scope)
             method = str(scope.get("method", ""))
+            method = method if method in METHODS else "OTHER"
             self.counts.counts[(method, route, status)] += 1
             if access_log.isEnabledFor(logging.INFO):
                 client = scope.get("client")

@@ -19,6 +19,7 @@ from fastapi import FastAPI, WebSocket
 from starlette.exceptions import HTTPException
 
 from cardtable import __version__
+from cardtable.protocol.messages import warm_client_checks
 from cardtable.server import names
 from cardtable.server.accounts import Throttles
 from cardtable.server.accounts import router as accounts_router
@@ -57,6 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(db_executor, store.migrate)
         await loop.run_in_executor(db_executor, names.skeleton, "warm")  # loads the data (0.3 s)
+        await loop.run_in_executor(db_executor, warm_client_checks)  # compiles the schemas
         aborted = await loop.run_in_executor(db_executor, store.abort_unfinished, settings.instance)
         if aborted:
             log.warning(

@@ -3,7 +3,7 @@
 Two validators read the same schemas (the schemas stay the single source):
 
 - ``fast`` (the default): `fastjsonschema` compiles each schema to Python code the first time it is
-  used (8-14 times cheaper a frame than the interpreted validator, ``cardtable bench --frames``);
+  used (6-14 times cheaper a frame than the interpreted validator, ``cardtable bench --frames``);
 - ``jsonschema``: the reference implementation interprets the schema, kept for the A/B
   measurement (``cardtable bench server --validator``) and as the one that words refusals.
 

@@ -107,13 +107,13 @@ def test_repeated_wrong_tokens_get_429_with_retry_after(tmp_path: Path) -> None:
     with kh_server(kh_settings(tmp_path, bad_token_limit=2)) as running:
         assert running.register("guarded") == 201
         base = f"ws://127.0.0.1:{running.port}/kuh-handel/server_bot_game"
-        query = "player_id=guarded&raise_faulty_action_warning=true&token="
-        for _ in range(2):
+        query = "raise_faulty_action_warning=true&player_id="
+        for name in ("guarded", "other"):  # wrong tokens for two names: the address's cap
             with pytest.raises(InvalidStatus) as wrong:
-                connect(base + "?" + query + "nope", open_timeout=5).close()
+                connect(base + "?" + query + name + "&token=nope", open_timeout=5).close()
             assert wrong.value.response.status_code == 401
         with pytest.raises(InvalidStatus) as throttled:
-            connect(base + "?" + query + "secret", open_timeout=5).close()
+            connect(base + "?" + query + "guarded&token=secret", open_timeout=5).close()
         response = throttled.value.response
         assert response.status_code == 429
         assert int(response.headers["Retry-After"]) > 0

@@ -337,14 +337,28 @@ def test_a_frame_over_the_limit_gets_too_large_whatever_its_size(bot: Wire, size
 # -- wrong tokens -----------------------------------------------------------------------------
 
 
-def test_repeated_wrong_tokens_are_throttled_per_address(tmp_path: Path) -> None:
-    settings = fast_settings(db_url(tmp_path), bad_token_limit=3, bad_token_window_s=30.0)
+def test_wrong_tokens_are_slowed_per_token_and_capped_per_address(tmp_path: Path) -> None:
+    settings = fast_settings(
+        db_url(tmp_path), bad_token_limit=3, bad_token_window_s=30.0, bad_token_backoff_s=30.0
+    )
     with running_server(settings) as server:
         token = server.register("victim")
-        for _ in range(3):
+        with Wire(server.ws) as wire:
+            assert wire.hello_bot("victim", "W" * 43)["code"] == "bad_token"
+        # the same wrong token again: it waits (growing delays per name and token)
+        with Wire(server.ws) as wire:
+            error = wire.hello_bot("victim", "W" * 43)
+            assert error["type"] == "error" and error["code"] == "throttled", error
+            assert "retry after" in error["reason"]
+            assert closed_by_server(wire) == 1008
+        # the right token is not held up by a wrong one
+        with Wire(server.ws) as wire:
+            assert wire.hello_bot("victim", token)["type"] == "welcome"
+        # an address trying many names: after 3 wrong tokens in all, every bot login from it
+        # is refused without looking at the token
+        for name in ("nobody1", "nobody2"):
             with Wire(server.ws) as wire:
-                assert wire.hello_bot("victim", "W" * 43)["code"] == "bad_token"
-        # the right token too, now: the address is throttled, the token is not even looked at
+                assert wire.hello_bot(name, "W" * 43)["code"] == "bad_token"
         with Wire(server.ws) as wire:
             error = wire.hello_bot("victim", token)
             assert error["type"] == "error" and error["code"] == "throttled"

@@ -12,12 +12,14 @@
   can neither read that cookie nor set the header on a cross-site request). ``GET
   /api/account`` sets the cookie and returns the token. The WebSocket handshake of a person's
   hello is checked by its ``Origin`` too (:func:`ws_person`).
-- **Throttling**: wrong passwords are counted per name (its case folding) and per client
-  address; past ``sign_in_limit_per_name`` / ``sign_in_limit_per_address`` within
-  ``sign_in_window_s`` the sign-in is refused with 429, a ``Retry-After`` header and the seconds
-  in the body, before the password is even looked at. Sign-ups are counted per address too
-  (``sign_up_limit_per_address``: each costs an argon2 hash). In a cluster every process counts
-  in one place (Redis, ``shared_limits.py``); alone, in memory.
+- **Throttling** (``lockouts.py``): a wrong password makes its (name, client address) pair
+  wait, longer after each (``sign_in_backoff_s`` doubling), and wrong passwords from one
+  address over all names are capped (``sign_in_limit_per_address`` within
+  ``sign_in_window_s``); a sign-in that must wait is refused with 429, a ``Retry-After`` header
+  and the seconds in the body, before the password is even looked at. The owner signing in from
+  another address is never held up by a stranger's wrong passwords. Sign-ups are counted per
+  address too (``sign_up_limit_per_address``: each costs an argon2 hash). In a cluster every
+  process counts in one place (Redis, ``shared_limits.py``); alone, in memory.
 - A **guest** claims an account by sending its resume token (``guest_token``) with sign-up or
   sign-in (or ``POST /api/account/claim``): the seats its identity played move to the account.
 """
@@ -35,9 +37,9 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.requests import HTTPConnection
 
-from cardtable.server import names
 from cardtable.server.config import Settings
-from cardtable.server.limits import SharedCounts, TokenThrottle
+from cardtable.server.lockouts import SignInThrottle
+from cardtable.server.proxies import client_address
 from cardtable.server.store.db import Identity, NameError_, Store
 
 SESSION_COOKIE = "ct_session"
@@ -50,40 +52,6 @@ router = APIRouter(prefix="/api/account", tags=["accounts"])
 def guest_key(token: str) -> str:
     """The identity key of a guest with this resume token (the server never keeps the token)."""
     return "guest:" + hashlib.sha256(token.encode()).hexdigest()[:32]
-
-
-class Throttles:
-    """Wrong passwords per name and per address (one per app)."""
-
-    def __init__(self, settings: Settings) -> None:
-        window = settings.sign_in_window_s
-        self.by_name = TokenThrottle(settings.sign_in_limit_per_name, window, "sign-in-name")
-        self.by_address = TokenThrottle(settings.sign_in_limit_per_address, window, "sign-in-addr")
-        #: every sign-up attempt that passed CSRF, per address (each costs an argon2 hash)
-        self.sign_ups = TokenThrottle(settings.sign_up_limit_per_address, window, "sign-up")
-
-    def share(self, shared: SharedCounts) -> None:
-        """Count with every process of the cluster (Redis) from now on."""
-        for throttle in (self.by_name, self.by_address, self.sign_ups):
-            throttle.share(shared)
-
-    def retry_after(self, name: str, address: str | None) -> tuple[float, str]:
-        by_name = self.by_name.retry_after(_name_key(name))
-        by_address = self.by_address.retry_after(address)
-        if by_name >= by_address:
-            return by_name, f"{self.by_name.limit} wrong passwords for this name"
-        return by_address, f"{self.by_address.limit} wrong passwords from your address"
-
-    def failed(self, name: str, address: str | None) -> None:
-        self.by_name.failed(_name_key(name))
-        self.by_address.failed(address)
-
-
-def _name_key(name: str) -> str:
-    try:
-        return "name:" + names.fold(" ".join(name.split()))
-    except Exception:  # any text at all is counted somewhere
-        return "name:" + name
 
 
 class Credentials(BaseModel):
@@ -237,8 +205,8 @@ def signup(body: Credentials, request: Request) -> Response:
     refused = _csrf_refusal(request)
     if refused is not None:
         return refused
-    throttles: Throttles = request.app.state.sign_in_throttles
-    address = request.client.host if request.client else None
+    throttles: SignInThrottle = request.app.state.sign_in_throttles
+    address = client_address(request)
     wait = throttles.sign_ups.retry_after(address)
     if wait > 0:
         return _throttled(wait, "too many new accounts from your address")
@@ -260,17 +228,16 @@ def signin(body: Credentials, request: Request) -> Response:
     refused = _csrf_refusal(request)
     if refused is not None:
         return refused
-    throttles: Throttles = request.app.state.sign_in_throttles
-    address = request.client.host if request.client else None
+    throttles: SignInThrottle = request.app.state.sign_in_throttles
+    address = client_address(request)
     wait, why = throttles.retry_after(body.name, address)
     if wait > 0:
-        return _throttled(
-            wait, f"too many wrong passwords ({why} within {throttles.by_name.window_s:g} s)"
-        )
+        return _throttled(wait, f"too many wrong passwords ({why})")
     identity = _store(request).verify_person(body.name, body.password)
     if identity is None:
         throttles.failed(body.name, address)
         return _refuse(401, "unknown name or wrong password")
+    throttles.succeeded(body.name, address)
     claimed = 0
     if body.guest_token:
         claimed = _store(request).claim_guest(identity.id, guest_key(body.guest_token))
@@ -336,14 +303,19 @@ def change_password(body: PasswordChange, request: Request) -> Response:
     identity = current_person(request)
     if identity is None:
         return _refuse(401, "not signed in")
+    throttles: SignInThrottle = request.app.state.sign_in_throttles
+    address = client_address(request)
+    wait, why = throttles.retry_after(identity.name, address)
+    if wait > 0:  # the old password is guessed no faster than at the sign-in
+        return _throttled(wait, f"too many wrong passwords ({why})")
     try:
         changed = _store(request).change_password(identity.id, body.old, body.new)
     except NameError_ as exc:
         return _refuse(exc.status, exc.reason)
     if not changed:
-        throttles: Throttles = request.app.state.sign_in_throttles
-        throttles.failed(identity.name, request.client.host if request.client else None)
+        throttles.failed(identity.name, address)
         return _refuse(401, "the current password is wrong")
+    throttles.succeeded(identity.name, address)
     _drop_connections(request, identity)
     return _signed_in(request, identity, 200, 0)
 

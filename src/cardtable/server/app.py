@@ -21,7 +21,6 @@ from starlette.exceptions import HTTPException
 from cardtable import __version__
 from cardtable.protocol.messages import warm_client_checks
 from cardtable.server import names
-from cardtable.server.accounts import Throttles
 from cardtable.server.accounts import router as accounts_router
 from cardtable.server.analysis import router as analysis_router
 from cardtable.server.api import router
@@ -38,6 +37,8 @@ from cardtable.server.limits import (
 from cardtable.server.lobby import Hub
 from cardtable.server.oplog import AccessLog, RequestCounts
 from cardtable.server.prometheus import router as prometheus_router
+from cardtable.server.lockouts import BotLogins, SignInThrottle
+from cardtable.server.proxies import trusted_networks
 from cardtable.server.request_limits import RequestLimits, RequestRates
 from cardtable.server.store import Store
 from cardtable.server.tournament_api import router as tournament_router
@@ -134,9 +135,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "WebSocket at /ws; its message schemas are at /api/protocol/schema.",
         lifespan=lifespan,
     )
-    app.state.token_throttle = TokenThrottle(settings.bad_token_limit, settings.bad_token_window_s)
-    app.state.sign_in_throttles = Throttles(settings)
-    # wrong organiser tokens: counted like the bots' wrong tokens, in a window of their own
+    trusted_networks(settings.trusted_proxies)  # a wrong entry stops the start, named
+    app.state.token_throttle = BotLogins(settings)
+    app.state.sign_in_throttles = SignInThrottle(settings)
+    # wrong organiser tokens: counted per address, in a window of their own
     app.state.admin_throttle = TokenThrottle(
         settings.bad_token_limit, settings.bad_token_window_s, "bad-admin"
     )

@@ -83,6 +83,11 @@ class Settings:
     #: Addresses the per-address cap does not apply to, comma-separated (a reverse proxy on this
     #: machine, load tests); empty or ``none``: none.
     connection_cap_exempt: str = "127.0.0.1,::1"
+    #: Reverse proxies whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed:
+    #: addresses or networks (``["127.0.0.1", "10.0.0.0/8"]``; the environment variable takes
+    #: them comma-separated). Empty: none, every client is its connection's peer
+    #: (docs/server.md, "Running it in public").
+    trusted_proxies: list[str] = field(default_factory=list)
     #: Open connections and requests of the whole process (uvicorn answers 503 above; 0: none).
     max_connections: int = 4096
     #: Seconds a connection may take to send a complete request head, from its first byte (from
@@ -95,11 +100,16 @@ class Settings:
     hello_timeout_s: float = 10.0
     #: A client whose unsent messages exceed this many bytes does not read: it is dropped.
     max_send_buffer_bytes: int = 1024 * 1024
-    #: Wrong tokens per address within ``bad_token_window_s`` before logins from that address are
-    #: refused (``throttled``; Kuh-Handel: 429) for the rest of the window.
+    #: Wrong tokens per address (over all names) within ``bad_token_window_s`` before logins
+    #: from that address are refused (``throttled``; Kuh-Handel: 429) for the rest of the window.
     #: Wrong organiser tokens (``admin_token``) are counted alike, in a window of their own.
-    bad_token_limit: int = 10
+    bad_token_limit: int = 30
     bad_token_window_s: float = 60.0
+    #: A wrong token makes that (name, token) pair wait this long before its next try, doubling
+    #: with each wrong try up to ``bad_token_backoff_max_s`` (0: no delays); other tokens and
+    #: other bots from the same address are not held up (server/lockouts.py).
+    bad_token_backoff_s: float = 1.0
+    bad_token_backoff_max_s: float = 60.0
     #: Bot registrations (``POST /api/bots``) per address within ``registration_window_s``,
     #: then 429 with Retry-After (0: no limit).
     registration_limit_per_address: int = 20
@@ -113,9 +123,13 @@ class Settings:
     #: only when the proxy is trusted (docs/server.md, "Running it in public").
     rate_limit_exempt: str = "127.0.0.1,::1"
     # -- accounts (docs/server.md "Accounts") ----------------------------------------------
-    #: Wrong passwords for one name, and from one address, within ``sign_in_window_s`` before
-    #: sign-ins for that name (from that address) are refused with 429 and Retry-After.
-    sign_in_limit_per_name: int = 5
+    #: A wrong password makes that (name, address) pair wait this long before its next sign-in,
+    #: doubling with each wrong one up to ``sign_in_backoff_max_s`` (0: no delays); the name
+    #: from another address is not held up (server/lockouts.py).
+    sign_in_backoff_s: float = 1.0
+    sign_in_backoff_max_s: float = 300.0
+    #: Wrong passwords from one address over all names within ``sign_in_window_s`` before its
+    #: sign-ins are refused with 429 and Retry-After (against one address spraying names).
     sign_in_limit_per_address: int = 20
     sign_in_window_s: float = 300.0
     #: Account sign-ups per address within ``sign_in_window_s`` (each costs an argon2 hash:
@@ -217,6 +231,9 @@ _SCALARS = {
     if f.type in ("str", "int", "float", "bool")
 }
 
+#: List settings the environment may set too, comma-separated.
+_LISTS = ("trusted_proxies",)
+
 
 def _convert(name: str, value: Any) -> Any:
     kind = _SCALARS.get(name)
@@ -268,6 +285,10 @@ def load_settings(
         text = env.get(f"CARDTABLE_{key.upper()}")
         if text is not None and text != "":
             setattr(settings, key, _convert(key, text))
+    for key in _LISTS:
+        text = env.get(f"CARDTABLE_{key.upper()}")
+        if text is not None and text != "":
+            setattr(settings, key, [part.strip() for part in text.split(",") if part.strip()])
     for key, value in (overrides or {}).items():
         if value is None:
             continue

@@ -21,9 +21,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from cardtable.protocol import PROTOCOL_VERSION, ProtocolError, dumps, parse_client_message
 from cardtable.server import names
 from cardtable.server.accounts import guest_key, ws_person
-from cardtable.server.limits import SOCKET_EXTENSION, TokenThrottle
+from cardtable.server.limits import SOCKET_EXTENSION
 from cardtable.server.lobby import Hub, JoinError, Member
+from cardtable.server.lockouts import BotLogins
 from cardtable.server.metrics import Stamp
+from cardtable.server.proxies import client_address
 from cardtable.server.store.db import now
 
 log = logging.getLogger("cardtable.server.connection")
@@ -60,7 +62,7 @@ class Session:
         websocket: WebSocket,
         hub: Hub,
         server_version: str,
-        throttle: TokenThrottle | None = None,
+        throttle: BotLogins | None = None,
     ) -> None:
         self.ws = websocket
         self.hub = hub
@@ -89,8 +91,7 @@ class Session:
         self.hello_timeout = settings.hello_timeout_s
         self.max_buffered = settings.max_send_buffer_bytes
         self.throttle = throttle
-        client = websocket.scope.get("client")
-        self.address: str | None = client[0] if client else None
+        self.address = client_address(websocket)
         # the socket layer's unsent bytes (only under cardtable's uvicorn protocol classes)
         socket_ext = websocket.scope.get("extensions", {}).get(SOCKET_EXTENSION) or {}
         self._buffered = socket_ext.get("buffered")
@@ -377,25 +378,21 @@ class Session:
         self.push_observations = message.get("push_observations") is True
         you: dict[str, Any]
         if "bot" in message and "token" in message:
-            name = str(message["bot"])
+            name, token = str(message["bot"]), str(message["token"])
             throttle = self.throttle
-            wait = await throttle.retry_after_async(self.address) if throttle is not None else 0.0
-            if wait > 0:
-                assert throttle is not None
-                self.fatal(
-                    "throttled",
-                    f"{throttle.limit} wrong tokens from your address within "
-                    f"{throttle.window_s:g} s: retry after {wait:.0f} s",
-                )
-                return
+            if throttle is not None:
+                wait, why = await throttle.retry_after(name, token, self.address)
+                if wait > 0:
+                    self.fatal("throttled", f"{why}: retry after {max(1, round(wait))} s")
+                    return
             loop = asyncio.get_running_loop()
             identity = await loop.run_in_executor(
-                self.hub.db_executor, self.hub.store.authenticate, name, str(message["token"])
+                self.hub.db_executor, self.hub.store.authenticate, name, token
             )
             if identity is None:
                 log.info("refused hello for bot %r: bad token", name)
                 if throttle is not None:
-                    await throttle.failed_async(self.address)
+                    await throttle.failed(name, token, self.address)
                 self.fatal("bad_token", f"unknown bot {name!r} or wrong token")
                 return
             if identity.suspended_until is not None and identity.suspended_until > now():

@@ -17,8 +17,9 @@ headers, clients that do not read, wrong tokens, and tokens in the server's logs
   connection's unsent data, which :class:`~cardtable.server.connection.Session` reads to drop a
   client that does not read its messages.
 - :func:`explain_body_errors`: a JSON body nested too deeply gets a 400 that says so.
-- :class:`TokenThrottle`: wrong tokens per address; past the limit, logins from that address are
-  refused for a while without looking at the token (the rate limits of
+- :class:`TokenThrottle`: failures per key (an address) in a window; past the limit, attempts
+  from that key are refused for a while without looking at them (``lockouts.py`` builds the
+  sign-in and bot login throttles from it; the rate limits of
   :mod:`cardtable.server.request_limits` count their requests with it too).
 
 In a cluster (a ``redis_url``) the connections per address and the throttles are counted by the
@@ -43,6 +44,8 @@ from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.exceptions import HTTPException
+
+from cardtable.server.proxies import uvicorn_proxy_options
 
 try:  # the kernel's send queue of a socket (Linux); elsewhere only the transport's buffer
     import fcntl
@@ -202,6 +205,10 @@ class SharedCounts(Protocol):
     def retry_after(self, kind: str, key: str, limit: int, window_s: float) -> float: ...
 
     def failed(self, kind: str, key: str, limit: int, window_s: float) -> float: ...
+
+    def backoff(
+        self, kind: str, key: str, op: str, base_s: float, max_s: float, window_s: float
+    ) -> float: ...
 
     async def admit(self, address: str, cap: int) -> bool: ...
 
@@ -748,6 +755,8 @@ def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Co
         "timeout_keep_alive": 5,
         "log_level": settings.log_level.lower(),
         "access_log": False,
+        # X-Forwarded-For only from the configured proxies (server/proxies.py)
+        **uvicorn_proxy_options(settings.trusted_proxies),
     }
     options.update(overrides)
     return uvicorn.Config(app, **options)

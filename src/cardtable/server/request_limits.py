@@ -7,10 +7,9 @@ look-up (a Redis call in a cluster).
 
 The counts are :class:`~cardtable.server.limits.TokenThrottle` windows, the same mechanism as
 the wrong-token and sign-in throttles, so in a cluster they are shared through Redis like those
-(:meth:`RequestLimits.share`). The address is the ASGI scope's client (what
-``request.client.host`` gives the routes), so whatever sets it from a trusted proxy applies
-here too, as long as it runs outside this middleware. Wrong organiser tokens are throttled in
-``tournament_api.py`` with a window of their own.
+(:meth:`RequestLimits.share`). The address is :func:`~cardtable.server.proxies.scope_address`,
+as for every throttle: the peer, or what a proxy in ``trusted_proxies`` forwarded. Wrong
+organiser tokens are throttled in ``tournament_api.py`` with a window of their own.
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from cardtable.server.limits import (
     TokenThrottle,
     exempt_addresses,
 )
+from cardtable.server.proxies import scope_address
 
 #: GET paths whose answers cost the database and the event loop (lists, records, pages).
 EXPENSIVE_READS = re.compile(
@@ -89,8 +89,7 @@ class RequestRates:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            client = scope.get("client")
-            address = client[0] if client else None
+            address = scope_address(scope)
             if address is not None and address not in self.limits.exempt:
                 method, path = scope["method"], scope["path"]
                 for rule in self.limits.rules:

@@ -4,11 +4,14 @@ Only used when the server has a ``redis_url`` (a cluster, see ``cluster.py``); a
 counts in memory (``limits.py``) and never imports this module. With N processes and counts per
 process an attacker had N times the allowance; here every process counts in one place:
 
-- **Failures in a window** (wrong tokens per address, wrong passwords per name and per address,
-  sign-ups per address): a sorted set ``P:limit:KIND:KEY`` of the failures' times (Redis's own
+- **Failures in a window** (wrong tokens and wrong passwords per address, sign-ups per
+  address): a sorted set ``P:limit:KIND:KEY`` of the failures' times (Redis's own
   clock, ``TIME``: the processes' clocks do not matter), trimmed to the newest ``limit`` and to
   the window, expiring with the window. One Lua script adds and answers atomically, so two
   processes counting at once never both see room for one more.
+- **Growing delays** (wrong passwords per name and address, wrong tokens per name and token,
+  ``lockouts.py``): a hash ``P:backoff:KIND:KEY`` of the wrong attempts and the time (Redis's
+  clock) the key may try again, expiring a window after that; one Lua script reads or adds.
 - **Open connections per address**: each process keeps its own count per address in the hash
   ``P:conns:RUN`` (``RUN`` as in cluster.py). A connection is admitted by one Lua script that
   adds it to this process's count and sums the counts of the processes that hold a lease
@@ -49,6 +52,29 @@ if redis.call('ZCARD', KEYS[1]) < limit then
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return math.max(100, tonumber(oldest[2]) + window - now)
+"""
+
+#: KEYS[1]: a key's growing delays (hash: ``n`` wrong attempts, ``until`` ms). ARGV: "check",
+#: "fail" or "forget", base delay, largest delay, window (all ms). Returns the milliseconds
+#: until the key may try again (0: now). The hash expires a window after its delay ends: the
+#: count starts over (lockouts.py).
+_BACKOFF = """
+redis.replicate_commands()  -- TIME before writes (implied from Redis 5 on)
+if ARGV[1] == 'forget' then
+  redis.call('DEL', KEYS[1])
+  return 0
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local wait_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+if ARGV[1] == 'fail' then
+  local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+  local delay = math.min(tonumber(ARGV[3]), tonumber(ARGV[2]) * 2 ^ math.min(n - 1, 62))
+  wait_until = now + math.floor(delay)
+  redis.call('HSET', KEYS[1], 'until', wait_until)
+  redis.call('PEXPIRE', KEYS[1], math.floor(delay) + tonumber(ARGV[4]))
+end
+return math.max(0, wait_until - now)
 """
 
 #: KEYS[1]: this process's counts (hash address -> open connections), KEYS[2]: ``P:seen`` (the
@@ -102,6 +128,7 @@ class SharedLimits:
         )
         self._sync = redis.Redis(connection_pool=sync_pool)
         self._window = self._sync.register_script(_WINDOW)
+        self._backoff = self._sync.register_script(_BACKOFF)
         pool = BlockingConnectionPool.from_url(
             url, decode_responses=True, max_connections=8, timeout=10, socket_timeout=5
         )
@@ -126,6 +153,17 @@ class SharedLimits:
         ms = self._window(
             keys=[f"{self.p}:limit:{kind}:{key}"],
             args=[limit, window_ms, "1" if add else "0", member],
+        )
+        return int(ms) / 1000.0
+
+    def backoff(
+        self, kind: str, key: str, op: str, base_s: float, max_s: float, window_s: float
+    ) -> float:
+        """Growing delays of ``key`` (``lockouts.Backoff``): ``op`` ``check``, ``fail`` (one
+        more wrong attempt) or ``forget``; returns the seconds until ``key`` may try again."""
+        ms = self._backoff(
+            keys=[f"{self.p}:backoff:{kind}:{key}"],
+            args=[op, int(base_s * 1000), int(max_s * 1000), max(1, int(window_s * 1000))],
         )
         return int(ms) / 1000.0
 

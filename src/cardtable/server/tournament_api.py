@@ -13,6 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, Response
 
 from cardtable.server.limits import TokenThrottle
+from cardtable.server.proxies import client_address
 from cardtable.server.store.db import Store
 from cardtable.server.tournaments import TournamentError, TournamentSpec, TournamentStore
 from cardtable.server.web import STATIC
@@ -35,7 +36,7 @@ def _organiser(request: Request) -> None:
     if not expected:
         raise HTTPException(403, "this server has no admin_token: no one can organise")
     throttle: TokenThrottle = request.app.state.admin_throttle
-    address = request.client.host if request.client else None
+    address = client_address(request)
     wait = throttle.retry_after(address)
     if wait > 0:
         seconds = int(wait + 0.999)

@@ -50,6 +50,8 @@ from cardtable.server.compat.simple import SimpleBot, risk_text
 from cardtable.server.compat.wire import rust_float
 from cardtable.server.config import Settings
 from cardtable.server.fault_log import FaultLog
+from cardtable.server.lockouts import BotLogins
+from cardtable.server.proxies import client_address
 from cardtable.server.store.db import SEAT_DECISION, FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.compat")
@@ -323,17 +325,19 @@ class KuhHandel:
                 "Failed to deserialize query string: raise_faulty_action_warning: invalid boolean",
             )
             return
-        throttle = getattr(websocket.app.state, "token_throttle", None)
-        address = websocket.client.host if websocket.client else None
-        wait = await throttle.retry_after_async(address) if throttle is not None else 0.0
-        if wait > 0:
-            await _deny(
-                websocket,
-                429,
-                f"too many wrong tokens from your address: retry after {wait:.0f} s",
-                {"Retry-After": str(max(1, round(wait)))},
-            )
-            return
+        throttle: BotLogins | None = getattr(websocket.app.state, "token_throttle", None)
+        address = client_address(websocket)
+        if throttle is not None:
+            wait, why = await throttle.retry_after(name, token, address)
+            if wait > 0:
+                seconds = max(1, int(wait + 0.999))
+                await _deny(
+                    websocket,
+                    429,
+                    f"too many wrong tokens ({why}): retry after {seconds} s",
+                    {"Retry-After": str(seconds)},
+                )
+                return
         try:
             player_id = await self._db(kh_store.authenticate, self.store, name, token)
         except Exception:
@@ -342,7 +346,7 @@ class KuhHandel:
             return
         if player_id is None:
             if throttle is not None:
-                await throttle.failed_async(address)
+                await throttle.failed(name, token, address)
             await _deny(websocket, 401, "unknown player_id or wrong token")
             return
         if tournament is not None:

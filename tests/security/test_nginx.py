@@ -1,0 +1,314 @@
+"""The documented reverse-proxy configuration, end to end through a real nginx (issue #34,
+item 2).
+
+``docs/deploy/nginx.conf`` (the file docs/server.md shows) is run as it is, with only what an
+operator changes replaced (the upstream's port, the listening ports, the certificate: a
+self-signed one made here), by Debian's nginx as a non-daemon process with its own prefix, pid
+and log files. The server trusts 127.0.0.1 (``trusted_proxies``). Through the proxy:
+
+- a bot registers and plays a ranked game (the client library, ``wss://``);
+- a person's page (Chromium) opens the lobby, starts a quick game and answers requests; a
+  person signs up over https and gets a ``Secure`` session cookie (X-Forwarded-Proto);
+- the throttles see each client's own address: wrong tokens from 127.0.0.2 throttle 127.0.0.2,
+  not 127.0.0.3, on the native protocol and on the Kuh-Handel endpoint;
+- and, straight to the server, a forged X-Forwarded-For from an untrusted address is ignored.
+
+Skipped with the reason when nginx or openssl is not installed (CI installs nginx, .ci/run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import ssl
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
+
+from cardtable.client import play
+from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
+from web.browser_helpers import (
+    CHROMIUM,
+    WebServer,
+    cunegonda_step,
+    in_thread,
+    open_tab,
+    play_until_over,
+    start_game,
+)
+
+pytestmark = pytest.mark.timeout(120)
+
+SITE = Path(__file__).resolve().parents[2] / "docs" / "deploy" / "nginx.conf"
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+OPENSSL = shutil.which("openssl")
+#: wrong tokens per address before the server throttles it (small, so the test is quick)
+LIMIT = 3
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def site_config(app_port: int, https_port: int, http_port: int, cert: Path, key: Path) -> str:
+    """The documented site with what an operator sets replaced; each replaced line must be
+    there exactly once (the docs and this test cannot drift apart)."""
+    text = SITE.read_text()
+    for old, new in (
+        ("server 127.0.0.1:8000;", f"server 127.0.0.1:{app_port};"),
+        ("listen 443 ssl http2;", f"listen 127.0.0.1:{https_port} ssl http2;"),
+        ("listen 80;", f"listen 127.0.0.1:{http_port};"),
+        ("/etc/ssl/cardtable/fullchain.pem", str(cert)),
+        ("/etc/ssl/cardtable/privkey.pem", str(key)),
+    ):
+        assert text.count(old) == 1, f"{SITE} should hold {old!r} once"
+        text = text.replace(old, new)
+    return text
+
+
+def nginx_config(prefix: Path, site: str) -> str:
+    """A whole nginx.conf around the site: in the foreground, its files under ``prefix``."""
+    user = "user root;\n" if os.geteuid() == 0 else ""  # workers must read the prefix
+    temp = "".join(
+        f"    {kind}_temp_path {prefix / kind};\n"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    return (
+        f"daemon off;\n{user}worker_processes 1;\npid {prefix / 'nginx.pid'};\n"
+        f"error_log {prefix / 'error.log'} warn;\n"
+        "events { worker_connections 512; }\n"
+        f"http {{\n    access_log {prefix / 'access.log'};\n{temp}{site}\n}}\n"
+    )
+
+
+@dataclass
+class Stack:
+    server: RunningServer
+    https: str
+    http: str
+    cert: Path
+
+    @property
+    def wss(self) -> str:
+        return self.https.replace("https:", "wss:")
+
+    def tls(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=str(self.cert))
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    if NGINX is None:
+        pytest.skip("nginx is not installed (apt-get install -y nginx; .ci/run installs it)")
+    if OPENSSL is None:
+        pytest.skip("openssl is not installed (the test makes a self-signed certificate)")
+    prefix = tmp_path_factory.mktemp("nginx")
+    cert, key = prefix / "cert.pem", prefix / "key.pem"
+    subprocess.run(
+        [OPENSSL, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+        + ["-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    settings = fast_settings(
+        db_url(prefix),
+        trusted_proxies=["127.0.0.1"],
+        bad_token_limit=LIMIT,
+        pace_scale=0.0,
+        person_deadline_ms=60000,
+        person_time_bank_ms=60000,
+    )
+    with running_server(settings) as server:
+        https_port, http_port = free_port(), free_port()
+        conf = prefix / "nginx.conf"
+        conf.write_text(
+            nginx_config(prefix, site_config(server.port, https_port, http_port, cert, key))
+        )
+        proc = subprocess.Popen(
+            [NGINX, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "error.log")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            end = time.monotonic() + 20
+            while True:
+                if proc.poll() is not None:
+                    log = (
+                        (prefix / "error.log").read_text()
+                        if (prefix / "error.log").exists()
+                        else ""
+                    )
+                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    raise RuntimeError(f"nginx exited {proc.returncode}: {err}\n{log}")
+                try:
+                    socket.create_connection(("127.0.0.1", https_port), timeout=1).close()
+                    break
+                except OSError:
+                    assert time.monotonic() < end, "nginx did not listen within 20 s"
+                    time.sleep(0.05)
+            yield Stack(
+                server, f"https://127.0.0.1:{https_port}", f"http://127.0.0.1:{http_port}", cert
+            )
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+def test_a_bot_registers_and_plays_a_ranked_game_through_the_proxy(stack: Stack) -> None:
+    with closing(httpx.Client(verify=stack.tls(), timeout=30)) as client:
+        plain = client.get(f"{stack.http}/api/lobbies", follow_redirects=False)
+        assert plain.status_code == 301 and plain.headers["location"].startswith("https://")
+        reply = client.post(f"{stack.https}/api/bots", json={"name": "proxied-bot"})
+        assert reply.status_code == 201, reply.text
+        token = reply.json()["token"]
+
+    def ranked_game() -> Any:
+        # the client library checks the certificate: this one's is the test's own
+        old = os.environ.get("SSL_CERT_FILE")
+        os.environ["SSL_CERT_FILE"] = str(stack.cert)
+        try:
+            return play(f"{stack.wss}/ws", "proxied-bot", token, "random", game="cunegonda")
+        finally:
+            if old is None:
+                os.environ.pop("SSL_CERT_FILE", None)
+            else:
+                os.environ["SSL_CERT_FILE"] = old
+
+    reports = in_thread(ranked_game, timeout=90)
+    assert len(reports) == 1 and reports[0].decisions > 0, reports
+    # a ranked game, finished and stored with the bot's seat
+    games = stack.server.get("/api/games?player=proxied-bot&status=finished")
+    assert [g["id"] for g in games["games"]] == [reports[0].game_id], games
+
+
+def test_a_persons_page_plays_through_the_proxy(stack: Stack) -> None:
+    playwright_api = pytest.importorskip(
+        "playwright.sync_api", reason="the web extra (playwright) is not installed"
+    )
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's Chromium is missing (apt-get install -y chromium)")
+    # a person signs up over https: the proxy's X-Forwarded-Proto makes the cookie Secure and
+    # the page's https Origin this server's
+    with closing(httpx.Client(base_url=stack.https, verify=stack.tls(), timeout=30)) as client:
+        csrf = client.get("/api/account").json()["csrf_token"]
+        client.headers.update({"X-CSRF-Token": csrf, "Origin": stack.https})
+        reply = client.post("/api/account/signup", json={"name": "Pia", "password": "via nginx"})
+        assert reply.status_code == 201, reply.text
+        cookie = next(v for k, v in reply.headers.multi_items() if v.startswith("ct_session="))
+        assert "secure" in cookie.lower()
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--ignore-certificate-errors",  # the test's self-signed certificate
+            ],
+            headless=True,
+        )
+        try:
+            tab = open_tab(browser)
+            web = WebServer(stack.https, stack.server.app, stack.server.settings)
+            start_game(tab, web, "Quinn", "cunegonda")
+            counts = play_until_over(tab, cunegonda_step, limit_s=60, decisions=2)
+            assert sum(counts.values()) >= 2, counts
+            assert any(s.startswith(f"open {stack.wss}/ws") for s in tab.sockets), tab.sockets
+            assert tab.last_request() is not None
+            assert not tab.errors, tab.errors
+        finally:
+            browser.close()
+
+
+def hello_through_proxy(stack: Stack, source: str, name: str, token: str) -> str:
+    """The error code (or ``welcome``) a bot hello gets through the proxy from ``source``."""
+    with connect(
+        f"{stack.wss}/ws", ssl=stack.tls(), source_address=(source, 0), open_timeout=10
+    ) as ws:
+        ws.send(json.dumps({"type": "hello", "protocol": 1, "bot": name, "token": token}))
+        reply = json.loads(ws.recv(timeout=10))
+    return str(reply.get("code") or reply["type"])
+
+
+def kh_through_proxy(stack: Stack, source: str, name: str, token: str) -> int:
+    """The status of a Kuh-Handel handshake through the proxy from ``source`` (101: open)."""
+    query = f"player_id={name}&token={token}&raise_faulty_action_warning=true"
+    url = f"{stack.wss}/kuh-handel/server_bot_game?{query}"
+    try:
+        connect(url, ssl=stack.tls(), source_address=(source, 0), open_timeout=10).close()
+    except InvalidStatus as refused:
+        assert refused.response is not None
+        return int(refused.response.status_code)
+    return 101
+
+
+def test_the_throttles_see_each_clients_own_address_through_the_proxy(stack: Stack) -> None:
+    """Attack: wrong tokens from one client behind the proxy. Before, the documented
+    configuration sent no X-Forwarded-For, so every client was the proxy's address and one
+    client's wrong tokens throttled all of them."""
+    for n in range(LIMIT):
+        assert hello_through_proxy(stack, "127.0.0.2", f"n{n}", "W" * 43) == "bad_token"
+    assert hello_through_proxy(stack, "127.0.0.2", "n9", "W" * 43) == "throttled"
+    assert hello_through_proxy(stack, "127.0.0.3", "n9", "W" * 43) == "bad_token"
+    # the Kuh-Handel endpoint, a WebSocket through the proxy too
+    with closing(httpx.Client(verify=stack.tls(), timeout=30)) as client:
+        reply = client.post(
+            f"{stack.https}/kuh-handel/register", params={"player_id": "kh-prox", "token": "s3"}
+        )
+        assert reply.status_code == 201, reply.text
+    assert kh_through_proxy(stack, "127.0.0.2", "kh-prox", "s3") == 429  # 127.0.0.2's cap
+    assert kh_through_proxy(stack, "127.0.0.3", "kh-prox", "s3") == 101
+
+
+def test_a_forged_forwarded_for_straight_to_the_server_is_ignored(stack: Stack) -> None:
+    """Attack: a client that reaches the app's port itself (not through the proxy) sends a new
+    X-Forwarded-For each time to stay under its address's cap; it is not a trusted proxy, so
+    the header is ignored."""
+    server = stack.server
+    for n in range(LIMIT):
+        headers = {"X-Forwarded-For": f"198.51.100.{n}"}
+        with Wire(server.ws, headers=headers, source="127.0.0.4") as wire:
+            name = f"spoof-{secrets.token_hex(3)}"
+            assert wire.hello_bot(name, "W" * 43)["code"] == "bad_token"
+    with Wire(server.ws, headers={"X-Forwarded-For": "198.51.100.77"}, source="127.0.0.4") as wire:
+        assert wire.hello_bot("spoof-x", "W" * 43)["code"] == "throttled"
+
+
+def test_the_site_file_names_what_docs_server_md_requires() -> None:
+    text = SITE.read_text()
+    for needed in (
+        "X-Forwarded-For   $proxy_add_x_forwarded_for",
+        "X-Real-IP",
+        "X-Forwarded-Proto $scheme",
+        "client_max_body_size",
+        "large_client_header_buffers",
+        "Upgrade           $http_upgrade",
+    ):
+        assert needed in text, needed
+    assert re.search(r"location ~ \^/\(ws\$\|kuh-handel/\)", text)
+    # docs/server.md shows this very file in "Running it in public"
+    docs = (SITE.parents[1] / "server.md").read_text()
+    section = docs[docs.index("## Running it in public") :]
+    shown = re.search(r"```nginx\n(.*?)```", section, re.DOTALL)
+    assert shown is not None and shown.group(1) == text

@@ -12,6 +12,8 @@ tokens (native ``hello``) and wrong passwords over all names.
 from __future__ import annotations
 
 import secrets
+import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -101,3 +103,18 @@ def test_trusted_proxies_setting() -> None:
     settings = load_settings(env={"CARDTABLE_TRUSTED_PROXIES": "127.0.0.1, 10.1.0.0/16"})
     assert settings.trusted_proxies == ["127.0.0.1", "10.1.0.0/16"]
     assert load_settings(env={}).trusted_proxies == []
+
+
+def test_serve_refuses_a_trusted_proxy_that_is_no_address(tmp_path: Path) -> None:
+    """``cardtable serve --trusted-proxies`` reaches the settings; a wrong entry stops the start
+    with its name (a typo must not silently trust nobody, or everybody)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from cardtable.cli import main; sys.exit(main())"]
+        + ["serve", "--port", "0", "--db", db_url(tmp_path)]
+        + ["--trusted-proxies", "127.0.0.1, proxy.example"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "'proxy.example' is not an IP address or network" in done.stderr

@@ -41,6 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="listen with SO_REUSEPORT (several processes on one port; --workers does this)",
     )
+    parser.add_argument(
+        "--trusted-proxies",
+        dest="trusted_proxies",
+        help="reverse proxies whose X-Forwarded-For is believed, comma-separated addresses or "
+        "networks (default none; env CARDTABLE_TRUSTED_PROXIES; docs/server.md, 'Running it in "
+        "public')",
+    )
     parser.add_argument("--config", help="TOML settings file (see docs/server.md)")
     parser.add_argument("--instance", help="name of this server process (several share one db)")
     parser.add_argument("--log-level", dest="log_level", help="debug, info, warning, error")
@@ -65,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
             "log_level": args.log_level,
             "redis_url": args.redis_url,
             "redis_prefix": args.redis_prefix,
+            "trusted_proxies": _addresses(args.trusted_proxies),
         },
     )
     from cardtable.server import oplog
@@ -149,6 +157,8 @@ def _workers(args: argparse.Namespace, settings: Any) -> int:
     ]
     if args.config:
         base += ["--config", args.config]
+    if settings.trusted_proxies:
+        base += ["--trusted-proxies", ",".join(settings.trusted_proxies)]
     print(
         f"cardtable server: http://{settings.host}:{port}  ({args.workers} workers on one port, "
         f"database {_safe_db(settings.db)})",
@@ -197,6 +207,13 @@ def _safe_db(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:
         return url.split("@")[-1]
+
+
+def _addresses(text: str | None) -> list[str] | None:
+    """A comma-separated flag as a list (``None``: not given)."""
+    if text is None:
+        return None
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -50,7 +50,8 @@ from web.browser_helpers import (
     start_game,
 )
 
-pytestmark = pytest.mark.timeout(120)
+#: one worker (pytest-xdist) starts the module's nginx and server once for all its tests
+pytestmark = [pytest.mark.timeout(120), pytest.mark.xdist_group("test_nginx")]
 
 SITE = Path(__file__).resolve().parents[2] / "docs" / "deploy" / "nginx.conf"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)

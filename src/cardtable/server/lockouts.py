@@ -171,11 +171,10 @@ class SignInThrottle:
         by_address = self.by_address.retry_after(address)
         if by_address > 0:
             return by_address, (
-                f"{self.by_address.limit} wrong passwords from your address within "
-                f"{self.window_s:g} s"
+                f"{self.by_address.limit} from your address within {self.window_s:g} s"
             )
         by_pair = self.by_pair.retry_after(self.pair(name, address))
-        return by_pair, "wrong passwords for this name from your address: each doubles the wait"
+        return by_pair, "for this name from your address; each one doubles the wait"
 
     def failed(self, name: str, address: str | None) -> None:
         self.by_pair.failed(self.pair(name, address))
@@ -217,7 +216,7 @@ class BotLogins:
                 f"{self.by_address.window_s:g} s"
             )
         by_token = await self.by_token.retry_after_async(self.pair(name, token))
-        return by_token, "this token was wrong for this name: each try doubles the wait"
+        return by_token, "this token was wrong for this name; each try doubles the wait"
 
     async def failed(self, name: str, token: str, address: str | None) -> None:
         await self.by_token.failed_async(self.pair(name, token))

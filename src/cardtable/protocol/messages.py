@@ -36,7 +36,8 @@ ERROR_CODES: dict[str, str] = {
     "unsupported_protocol": "the hello names a protocol version this server does not speak",
     "bad_token": "unknown bot name or wrong token, or a person's hello without a valid session "
     "cookie (or from another site's page)",
-    "throttled": "too many wrong tokens from this address; the reason says when to retry",
+    "throttled": "this name and token were wrong moments ago (each try doubles the wait), or too "
+    "many wrong tokens came from this address; the reason says when to retry",
     "bad_name": "a guest name with control or invisible characters, or a bot's name (or one "
     "that looks like it)",
     "too_large": "the frame exceeds the size limit",

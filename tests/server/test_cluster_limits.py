@@ -144,6 +144,13 @@ def test_a_wrong_passwords_delay_holds_on_every_process(pair: Pair) -> None:
             assert refused.status_code == 429, refused.text
             assert "for this name from your address" in refused.json()["detail"]
             assert int(refused.headers["retry-after"]) >= 1
+    # the owner from another address is not held up, on either process
+    for process in (pair.a, pair.b):
+        with closing(_browser(process, "127.0.0.32")) as owner:
+            reply = owner.post(
+                "/api/account/signin", json={"name": "Dora", "password": "right one"}
+            )
+            assert reply.status_code == 200, reply.text
 
 
 def test_signing_out_everywhere_ends_the_session_on_every_process(pair: Pair) -> None:

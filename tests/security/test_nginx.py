@@ -3,7 +3,7 @@ item 2).
 
 ``docs/deploy/nginx.conf`` (the file docs/server.md shows) is run as it is, with only what an
 operator changes replaced (the upstream's port, the listening ports, the certificate: a
-self-signed one made here), by Debian's nginx as a non-daemon process with its own prefix, pid
+self-signed one made here), by Debian's nginx as one foreground process with its own prefix, pid
 and log files. The server trusts 127.0.0.1 (``trusted_proxies``). Through the proxy:
 
 - a bot registers and plays a ranked game (the client library, ``wss://``);
@@ -83,14 +83,14 @@ def site_config(app_port: int, https_port: int, http_port: int, cert: Path, key:
 
 
 def nginx_config(prefix: Path, site: str) -> str:
-    """A whole nginx.conf around the site: in the foreground, its files under ``prefix``."""
-    user = "user root;\n" if os.geteuid() == 0 else ""  # workers must read the prefix
+    """A whole nginx.conf around the site: in the foreground, one process (no worker is left
+    behind should it have to be killed), its files under ``prefix``."""
     temp = "".join(
         f"    {kind}_temp_path {prefix / kind};\n"
         for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     )
     return (
-        f"daemon off;\n{user}worker_processes 1;\npid {prefix / 'nginx.pid'};\n"
+        f"daemon off;\nmaster_process off;\npid {prefix / 'nginx.pid'};\n"
         f"error_log {prefix / 'error.log'} warn;\n"
         "events { worker_connections 512; }\n"
         f"http {{\n    access_log {prefix / 'access.log'};\n{temp}{site}\n}}\n"

@@ -35,9 +35,9 @@ from cardtable.server.limits import (
     redact_server_logs,
 )
 from cardtable.server.lobby import Hub
+from cardtable.server.lockouts import BotLogins, SignInThrottle
 from cardtable.server.oplog import AccessLog, RequestCounts
 from cardtable.server.prometheus import router as prometheus_router
-from cardtable.server.lockouts import BotLogins, SignInThrottle
 from cardtable.server.proxies import trusted_networks
 from cardtable.server.request_limits import RequestLimits, RequestRates
 from cardtable.server.store import Store

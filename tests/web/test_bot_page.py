@@ -152,7 +152,11 @@ def test_bot_page_and_the_seat_view_at_a_fault(
         board = page.locator("table.bot-ratings tr[data-board='kuhhandel/classic']")
         assert f"{rating['rating']:.2f}" in board.locator("td.rating").inner_text()
         row = page.locator(f"table.bot-games tr[data-game='{game_id}']")
-        assert row.locator("td.place").inner_text() == f"{_ordinal(game['place'])} of 4"
+        place = row.locator("td.place").inner_text()
+        assert place.startswith(f"{_ordinal(game['place'])} of 4")
+        # its own faults count it below the three house bots, and the page says so in words
+        assert game["placed_last_for_faults"] and game["rating_place"] == 4
+        assert "counted as 4th of 4: its own faults place it below every player" in place
         assert row.locator("td.faults").inner_text().startswith("3")
         assert row.get_by_role("link", name="Replay").get_attribute("href") == f"/replay/{game_id}"
         decisions = row.get_by_role("link", name="Its decisions").get_attribute("href")

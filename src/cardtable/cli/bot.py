@@ -58,7 +58,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="who answers a decision the bot failed (raised, no action, late); every such "
         "fault is reported to the server either way. server: the server's fallback, at once; "
         "client: this client's own (first choice or random bot); auto (default): server in "
-        "the ranked lobby, client elsewhere",
+        "the ranked lobby and tournaments (whose tables refuse a client's own answer), client "
+        "elsewhere",
     )
     p.add_argument(
         "--no-fallback",

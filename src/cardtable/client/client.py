@@ -11,9 +11,9 @@ What a caller can rely on:
 - every request is answered within its deadline (minus a safety margin): by the agent if it
   answers in time; else the client reports the fault to the server at once (stored there as a
   fault of its kind: ``raised`` with the bot's file and line, ``invalid_action``, ``late``) and
-  a fallback answers (the server's in the ranked lobby, by default; the client's own, the first
-  legal choice or the game's random bot, elsewhere); the fault is also logged and listed in the
-  game's report;
+  a fallback answers (the server's in the ranked lobby and tournaments, by default; the
+  client's own, the first legal choice or the game's random bot, elsewhere); the fault is also
+  logged and listed in the game's report;
 - the agent's hooks run on one worker thread, in the order the server sent them, never on the
   event loop (so a slow agent never stalls the connection);
 - a dropped connection is reopened with exponential backoff (jittered) and the seat resumed
@@ -63,6 +63,9 @@ log = logging.getLogger("cardtable.client")
 
 #: An agent, or a factory called at the start of every game with what the seat is told.
 AgentSource = Agent | Callable[[GameInfo], Agent]
+
+#: Lobbies whose tables answer a failed decision with the server's fallback only.
+SERVER_ANSWERS = frozenset({"ranked", "tournament"})
 
 #: ``error`` codes after which retrying cannot help: the client stops with :class:`ServerError`.
 FATAL_ERRORS = frozenset(
@@ -181,8 +184,8 @@ class Client:
     once (a ``fault`` message: the server stores it as a fault of its kind) and who answers
     depends on ``fallback``: ``True``, the client's own fallback (first choice or the game's
     random bot); ``False``, the server's fallback, at once; ``None`` (default), the server's in
-    the ranked lobby (the same fallback for every bot of a competition) and the client's
-    elsewhere.
+    the ranked lobby and in tournaments (the same fallback for every bot of a competition: these
+    tables refuse a client's own fallback answer) and the client's elsewhere.
     ``threaded=False`` calls the agent on the event loop: only for agents that answer in
     microseconds (load tests). ``think_ms`` holds every answer back that long (never past the
     deadline): a load test's stand-in for thinking time.
@@ -494,7 +497,11 @@ class Client:
         )
         self._join = join
         self._stop = stop
-        self._own_fallback = self.fallback if self.fallback is not None else lobby != "ranked"
+        # ranked and tournament tables answer with the server's fallback whatever we send
+        # (the same fallback for every bot of a competition): ours would only be refused
+        self._own_fallback = (
+            self.fallback if self.fallback is not None else lobby not in SERVER_ANSWERS
+        )
         reports: list[GameReport] = []
         task = asyncio.current_task()
         watcher = None

@@ -402,6 +402,13 @@ class Cluster:
         if op == "seated":
             self._on_seated(m)
             return
+        if op == "refused":  # the leader refused a bot of ours a ranked seat (suspended)
+            session = self.sessions.get(m["conn"])
+            member = session.member if session is not None else None
+            if session is not None and member is not None and member.key == m["key"]:
+                self.hub.queued.pop(m["key"], None)
+                session.send(m["message"])
+            return
         if op == "signed_out":  # a person signed out everywhere on another process
             session = self.hub.online.get(m["key"])
             if m["run"] != self.run and session is not None and hasattr(session, "fatal"):
@@ -858,6 +865,15 @@ class Cluster:
                         await self.enqueue(session, queue, self._ratings.get(key, 0.0))
                     missing.pop(key)
         self._missing = missing
+
+    async def refuse(
+        self, queue: tuple[str, str], entry: QueueEntry, message: Mapping[str, Any]
+    ) -> None:
+        """Take ``entry`` out of the queue for good and tell it why (its process forgets it
+        was queued, so it is not queued again): a bot suspended while it waited."""
+        e = self._entries[entry.member.key]
+        await self.redis.hdel(f"{self.p}:q:{queue[0]}:{queue[1]}", entry.member.key)
+        self.to(e["run"], {"op": "refused", "key": e["key"], "conn": e["conn"], "message": message})
 
     async def claim(self, queue: tuple[str, str], entries: list[QueueEntry]) -> bool:
         """Take ``entries`` out of the queue; ``False`` (and nothing taken) if one was gone."""

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardtable.core import GameSpec, game_names, game_spec
 from cardtable.core.registry import OutsideBot, bot_refusal
-from cardtable.server import oplog
+from cardtable.server import fair_play, oplog
 from cardtable.server import ratings as rating_math
 from cardtable.server.config import Settings
 from cardtable.server.departure import server_ended
@@ -324,6 +324,11 @@ class Hub:
             raise JoinError("bad_join", f"{rules_name!r} is not ranked here (ranked: {offered})")
         loop = asyncio.get_running_loop()
         pid = member.player_id
+        refusal = await loop.run_in_executor(
+            self.db_executor, fair_play.suspension_of, self.store, pid, member.name
+        )
+        if refusal is not None:
+            raise JoinError("suspended", refusal)
         mu, sigma = await loop.run_in_executor(
             self.db_executor, lambda: self.store.rating(pid, spec.name, rules_name)
         )
@@ -775,6 +780,12 @@ class Hub:
             spec = game_spec(game)
             rules = spec.resolve_rules(rules_name)
             size = self.table_size(spec, rules)
+            if len(queue) >= size or now - queue[0].since >= wait:
+                for entry, refusal in await fair_play.drop_suspended(
+                    self.store, self.db_executor, queue
+                ):
+                    self.queued.pop(entry.member.key, None)
+                    entry.member.peer.send(refusal)
             while len(queue) >= size or (queue and now - queue[0].since >= wait):
                 oldest = queue[0]
                 others = sorted(queue[1:], key=lambda e: abs(e.rating - oldest.rating))
@@ -828,6 +839,12 @@ class Hub:
                     )
                     if chosen is None:
                         break
+                    refused = await fair_play.drop_suspended(self.store, self.db_executor, chosen)
+                    if refused:  # suspended while queued (on any process): never seated
+                        for entry, refusal in refused:
+                            queue.remove(entry)
+                            await cluster.refuse(queue_key, entry, refusal)
+                        continue
                     for entry in chosen:
                         queue.remove(entry)
                     if not await cluster.claim(queue_key, chosen):

@@ -42,6 +42,7 @@ from cardtable.core import (
 )
 from cardtable.protocol import ERROR_CODES, dumps
 from cardtable.server.config import Settings
+from cardtable.server.fair_play import SERVER_ANSWERS
 from cardtable.server.fault_log import FaultLog
 from cardtable.server.metrics import ServerMetrics, Stamp
 from cardtable.server.store.db import SEAT_DECISION, AlreadyEnded, FaultRow, SeatOutcome, Store
@@ -828,7 +829,9 @@ class Table:
             )
             return False
         code = str(message["kind"])
-        answered = message.get("answered") is True
+        # ranked and tournament tables: the server's fallback answers, never the client's own
+        # (which could be any bot); its action that follows is refused as ``not_your_turn``
+        answered = message.get("answered") is True and self.setup.lobby not in SERVER_ANSWERS
         reason = str(message.get("reason") or ERROR_CODES.get(code, code))
         detail: dict[str, Any] = {
             "reported_by": "client",
@@ -1319,6 +1322,8 @@ class Table:
         history = self.game.history()
         # the seat's decision the fallback answers, counted as `cardtable replay --at` counts
         mine = sum(1 for s, _a in history if s == seat.index) + 1
+        if not ban:  # stored as no fault of the seat's own (fair_play.own_fault)
+            detail = {**(detail or {}), "excused": True}
         self.fault_log.add(
             FaultRow(
                 seat=seat.index,

@@ -40,6 +40,7 @@ from cardtable.arena.play import FaultNote, GameOutcome
 from cardtable.arena.stats import Standing, standings
 from cardtable.core import game_spec
 from cardtable.core.record import Record, verify
+from cardtable.server import fair_play
 from cardtable.server.store.db import Store, now
 from cardtable.server.store.models import (
     faults,
@@ -814,6 +815,7 @@ class TournamentStore:
         ids = [r.game_id for r in rows]
         kinds: dict[tuple[str, int], str] = {}
         notes: dict[str, list[tuple[int, str, str, str]]] = {}
+        faulted: dict[str, set[int]] = {}
         if ids:
             for s in conn.execute(
                 select(game_seats.c.game_id, game_seats.c.seat, game_seats.c.kind).where(
@@ -825,6 +827,8 @@ class TournamentStore:
                 select(faults).where(faults.c.game_id.in_(ids)).order_by(faults.c.id)
             ).all():
                 notes.setdefault(f.game_id, []).append((f.seat, f.code, f.request_kind, f.reason))
+                if fair_play.own_fault(f.code, f.detail):
+                    faulted.setdefault(f.game_id, set()).add(int(f.seat))
         return [
             {
                 "slot": r.slot,
@@ -841,6 +845,8 @@ class TournamentStore:
                     for s in range(len(json.loads(r.seating_json)))
                 ],
                 "faults": notes.get(r.game_id, []),
+                # seats placed below every seat without a fault of their own (fair_play)
+                "faulted": sorted(faulted.get(r.game_id, ())),
             }
             for r in rows
         ]
@@ -936,7 +942,9 @@ def compute_standings(
 ) -> dict[str, Any]:
     """Standings of ``entrants`` from the ``done`` games (canonical order) with the arena's
     statistics. A seat the house bot played for a suspended or absent entrant counts for a
-    separate ``house stand-in`` row, never for the entrant."""
+    separate ``house stand-in`` row, never for the entrant. Places (wins, mean place) are the
+    ones that count (:func:`~cardtable.server.fair_play.fair_places`: a seat with a fault of
+    its own below every seat without one); scores are the table's."""
     field = len(entrants)
     entries = [Entry(e.position, e.name, e.name) for e in entrants]
     stand_in = Entry(field, "house stand-in", "house stand-in")
@@ -956,7 +964,13 @@ def compute_standings(
                 seating=seating,
                 termination=str(result.get("termination", "aborted")),
                 scores=tuple(float(x) for x in result.get("scores", [0.0] * n)),
-                places=tuple(int(x) for x in result.get("places", [0] * n)),
+                # the places that count: a seat with a fault of its own below every seat
+                # without one (docs/protocol.md "Faults")
+                places=tuple(
+                    fair_play.fair_places(
+                        [int(x) for x in result.get("places", [0] * n)], g.get("faulted", ())
+                    )
+                ),
                 actions=len((g["record"] or {}).get("actions", [])),
                 faults=notes,
                 decisions=(0,) * n,

@@ -35,7 +35,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from cardtable.core.registry import game_spec
-from cardtable.server import names
+from cardtable.server import fair_play, names
 from cardtable.server import ratings as rating_math
 from cardtable.server.store.models import faults, game_seats, games, players, ratings, sessions
 
@@ -898,9 +898,21 @@ class Store:
                 .where(faults.c.player_id.in_([r.player_id for r in rows]))
                 .group_by(faults.c.player_id, faults.c.code)
             ).all()
+            # the rated games of this board where a fault of its own placed a seat last
+            own_rows = conn.execute(
+                select(faults.c.player_id, faults.c.game_id, faults.c.code, faults.c.detail)
+                .join(games, games.c.id == faults.c.game_id)
+                .where(games.c.game == game, same_rules, games.c.rated.is_(True))
+                .where(games.c.status == "finished")
+                .where(faults.c.player_id.in_([r.player_id for r in rows]))
+            ).all()
         fault_counts: dict[int, dict[str, int]] = {}
         for player_id, code, n in fault_rows:
             fault_counts.setdefault(player_id, {})[str(code)] = int(n)
+        placed_last: dict[int, set[str]] = {}
+        for f in own_rows:
+            if fair_play.own_fault(f.code, f.detail):
+                placed_last.setdefault(int(f.player_id), set()).add(str(f.game_id))
         board = [
             {
                 "name": r.name,
@@ -913,6 +925,8 @@ class Store:
                 "last_played": iso(r.last_played),
                 "faults": sum(fault_counts.get(r.player_id, {}).values()),
                 "fault_counts": dict(sorted(fault_counts.get(r.player_id, {}).items())),
+                # its rated games counted as below every seat without a fault (fair_play)
+                "placed_last_for_faults": len(placed_last.get(r.player_id, ())),
             }
             for r in rows
         ]
@@ -1059,6 +1073,7 @@ class Store:
                 .group_by(faults.c.code)
             ).all()
             pages = _pages(conn, [s.game_id for s in seat_rows])
+            standing = fair_play.seat_standing(conn, [s.game_id for s in seat_rows])
             shares = conn.execute(
                 select(
                     games.c.game,
@@ -1124,6 +1139,9 @@ class Store:
                     "names": json.loads(s.names_json),
                     "pages": [k in pages.get(s.game_id, ()) for k in range(s.seats)],
                     "place": _place(s.place),
+                    # the place that counts for its rating and standings (docs/protocol.md
+                    # "Faults"): below every seat without a fault when it had one of its own
+                    **_counted(standing.get((str(s.game_id), int(s.seat)))),
                     "score": s.score,
                     "faults": s.faults,
                     "taken_over": s.taken_over,
@@ -1207,8 +1225,13 @@ def _apply_ratings(
 ) -> None:
     """Update the ratings of the rated seats of one finished game (inside the caller's
     transaction) and note before/after on its seats. ``current``: the seats' rating rows as
-    locked by the caller (read here when not given: the recomputation holds the whole table)."""
+    locked by the caller (read here when not given: the recomputation holds the whole table).
+
+    The places that count are :func:`~cardtable.server.fair_play.fair_places`: a seat with a
+    fault of its own is placed below every seat without one (derived from the stored faults, so
+    a recomputation gives the same ratings)."""
     rules_key = rules or "custom"
+    places = fair_play.game_fair_places(conn, game_id, places)
     seat_rows = conn.execute(
         select(game_seats.c.seat, game_seats.c.player_id)
         .where(game_seats.c.game_id == game_id, game_seats.c.player_id.is_not(None))
@@ -1369,6 +1392,15 @@ def _pages(conn: Any, game_ids: list[str]) -> dict[str, set[int]]:
         ):
             pages.setdefault(row.game_id, set()).add(row.seat)
     return pages
+
+
+def _counted(standing: fair_play.Standing | None) -> dict[str, Any]:
+    """A seat's place that counts for ratings and standings (``rating_place``, 1 is first)
+    and whether a fault of its own placed it below every seat without one."""
+    return {
+        "rating_place": None if standing is None else standing.place + 1,
+        "placed_last_for_faults": standing is not None and standing.placed_last_for_faults,
+    }
 
 
 def _place(index: int | None) -> int | None:

@@ -37,7 +37,9 @@ export const faultTitle = (code) => (FAULT_WORDS[code] ? FAULT_WORDS[code][0] : 
 export function faultCell(entry) {
   const n = entry.faults || 0;
   if (!n) return h("td", { class: "faults opt" }, "0");
-  const kinds = Object.entries(entry.fault_counts || {}).map(([c, k]) => `${k} ${faultTitle(c).toLowerCase()}`).join(", ");
+  const last = entry.placed_last_for_faults || 0;
+  const kinds = Object.entries(entry.fault_counts || {}).map(([c, k]) => `${k} ${faultTitle(c).toLowerCase()}`).join(", ")
+    + (last ? `; ${last} rated ${last === 1 ? "game" : "games"} counted as below every player without a fault` : "");
   return h("td", { class: "faults opt", title: kinds },
     h("a", { href: `/bots/${encodeURIComponent(entry.name)}`, "aria-label": `${n} faults of ${entry.name}: ${kinds}` }, String(n)));
 }
@@ -224,6 +226,17 @@ function gamesSection(bot) {
   return box;
 }
 
+/**
+ * The place that counted for the rating and standings when the bot's own faults placed it below
+ * every player without one (docs/protocol.md "Failing never pays"), in words.
+ */
+function countedPlace(g) {
+  if (!g.placed_last_for_faults || !g.rating_place) return null;
+  const seats = g.seats || (g.names || []).length;
+  return h("span", { class: "counted-place small", "data-rating-place": String(g.rating_place) },
+    h("br"), `counted as ${ordinal(g.rating_place)} of ${seats}: its own faults place it below every player without one`);
+}
+
 function gameRow(bot, g) {
   const names = g.names || [];
   const pages = g.pages || [];
@@ -243,7 +256,7 @@ function gameRow(bot, g) {
     h("td", { "data-label": "Game" }, gameTitle(g)),
     h("td", { "data-label": "Lobby" }, g.lobby, g.rated ? h("span", { class: "tag" }, "rated") : null),
     h("td", { "data-label": "Players" }, names.map((n, s) => [s ? ", " : "", nameLink(n, pages[s], s === g.seat)])),
-    h("td", { "data-label": "Place", class: "place" }, place),
+    h("td", { "data-label": "Place", class: "place" }, place, countedPlace(g)),
     h("td", { "data-label": "Score" }, g.score === null || g.score === undefined ? "" : String(g.score)),
     h("td", { "data-label": "Faults", class: "faults" }, String(g.faults), g.taken_over ? h("span", { class: "tag away" }, "taken over") : null),
     h("td", { "data-label": "Ended" }, when(g.ended_at)),

@@ -1,0 +1,298 @@
+"""Failing never pays (issue 35, items 1-3), on a real server on a real port.
+
+- The ranking policy (``fair_play.fair_places``): a seat with a fault of its own is placed below
+  every seat without one; over many fault patterns, failing never gives a seat a better place,
+  nor a better rating, than any play of its own could have (hypothesis).
+- A bot failing every decision through ``cardtable bot`` in the ranked lobby: the server's
+  fallback answers (not the client's), every game counts as last place for it, its rating only
+  falls, ``ratings recompute`` gives the same values, and it is suspended after its 3rd
+  taken-over game and never starts a 4th.
+- The same bot in a tournament, with its client's own fallback on (a custom client covering its
+  faults): the server's fallback answers (faults stored ``answered_by: server``) and the
+  standings place it last in every game.
+- A bot suspended while it waits in the ranked queue is never seated.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import update
+
+from cardtable.client import ServerError, play
+from cardtable.server import ratings as rating_math
+from cardtable.server.fair_play import fair_places
+from cardtable.server.store import Store
+from cardtable.server.store.models import players
+from server import wire
+from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
+
+pytestmark = pytest.mark.timeout(120)
+
+CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
+FAULTY = Path(__file__).parents[1] / "client" / "faulty_bots.py"
+SRC = Path(__file__).parents[2] / "src"
+ADMIN = "organiser-secret"
+
+
+# -- the policy -------------------------------------------------------------------------------
+
+
+def table_places(scores: list[int]) -> list[int]:
+    """Places as an engine gives them: higher score better, ties share (0, 0, 2)."""
+    return [sum(1 for other in scores if other > s) for s in scores]
+
+
+games = st.integers(min_value=2, max_value=6).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 5), min_size=n, max_size=n),  # scores as played
+        st.sets(st.integers(0, n - 1)),  # the other seats' faults
+        st.integers(0, n - 1),  # the seat under test
+        st.integers(0, 5),  # its score when the fallback played for it
+    )
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(games)
+def test_failing_never_improves_a_seats_place_or_rating(game: Any) -> None:
+    """Whatever the others did and whatever the fallback scored for it, a seat that faulted
+    is placed no better than with ANY score it could have made itself without a fault, and its
+    rating after the game is no higher (the rule "failing never pays")."""
+    scores, others_faulted, seat, fallback_score = game
+    others = others_faulted - {seat}
+    with_fault = list(scores)
+    with_fault[seat] = fallback_score
+    faulted_place = fair_places(table_places(with_fault), others | {seat})[seat]
+    n = len(scores)
+    before = [rating_math.INITIAL] * n
+    faulted_rating = rating_math.conservative(
+        *rating_math.rate(before, fair_places(table_places(with_fault), others | {seat}))[seat]
+    )
+    for own_score in range(6):  # every score it could have made by playing
+        clean = list(scores)
+        clean[seat] = own_score
+        clean_places = fair_places(table_places(clean), others)
+        assert faulted_place >= clean_places[seat]
+        if clean_places.count(clean_places[seat]) == 1:
+            # openskill's Plackett-Luce rates a shared place below the sole place after it
+            # ([0, 0, 2] vs [0, 1, 2]): ratings are compared where the seat shares no place
+            clean_rating = rating_math.conservative(*rating_math.rate(before, clean_places)[seat])
+            assert faulted_rating <= clean_rating + 1e-9
+    # below every seat without a fault; faulted seats keep their order among themselves
+    fair = fair_places(table_places(with_fault), others | {seat})
+    for other in range(n):
+        clean_seat = other not in others and other != seat
+        if clean_seat or (other in others and with_fault[other] > with_fault[seat]):
+            assert fair[other] < fair[seat]
+        elif other in others and with_fault[other] == with_fault[seat]:
+            assert fair[other] == fair[seat]
+
+
+def test_fair_places_examples() -> None:
+    assert fair_places([0, 1, 2, 3], []) == [0, 1, 2, 3]
+    assert fair_places([0, 1, 2, 3], [0]) == [3, 0, 1, 2]
+    assert fair_places([0, 0, 2, 3], [0, 1]) == [2, 2, 0, 1]  # ties among the faulted share
+    assert fair_places([0, 1, 2], [0, 1, 2]) == [0, 1, 2]  # all faulted: the table's order
+
+
+# -- ranked, through ``cardtable bot`` --------------------------------------------------------
+
+
+@pytest.fixture
+def ranked(tmp_path: Path) -> Iterator[RunningServer]:
+    settings = fast_settings(
+        db_url(tmp_path),
+        max_faults_per_game=3,
+        suspend_after_games=3,
+        suspend_window_games=5,
+        suspend_minutes=10.0,
+        fallback_bot={"cunegonda": "heuristic", "kuhhandel": "heuristic"},
+        fill_wait_ms=100,
+    )
+    with running_server(settings) as running:
+        yield running
+
+
+def test_a_bot_failing_every_decision_gains_nothing_and_is_suspended_after_3_games(
+    ranked: RunningServer,
+) -> None:
+    token = ranked.register("raiser")
+    command = [CARDTABLE, "bot", "--server", f"127.0.0.1:{ranked.port}", "--name", "raiser"]
+    command += ["--bot", f"{FAULTY}:Raises", "--lobby", "ranked", "--game", "cunegonda"]
+    command += ["--games", "8"]
+    env = {**os.environ, "CARDTABLE_TOKEN": token, "PYTHONPATH": str(SRC)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=100)
+    # the 4th join is refused: suspended after the 3rd taken-over game
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "suspended" in done.stdout + done.stderr, done.stdout + done.stderr
+    info = ranked.get("/api/bots/raiser")
+    assert info["suspended"] is True
+    assert "3 of its last 3 games" in info["suspension_reason"]
+    played = [g for g in info["games"] if g["lobby"] == "ranked"]
+    assert len(played) == 3, "no 4th taken-over game"
+    for g in played:
+        assert g["taken_over"] and g["placed_last_for_faults"]
+        assert g["rating_place"] == g["seats"] == 4  # below the three clean house bots
+    # the server's fallback answered every fault (the client's would have been refused)
+    assert info["faults"] and all(
+        f["detail"] is None or f["detail"]["answered_by"] == "server" for f in info["faults"]
+    )
+    # (a loaded machine may make the client miss its 200 ms: ``late``, a fault all the same)
+    assert "raised" in {f["code"] for f in info["faults"]} <= {"raised", "late"}
+    (rating,) = info["ratings"]
+    assert rating["games"] == 3 and rating["wins"] == 0
+    mu0, sigma0 = rating_math.INITIAL
+    assert rating["mu"] < mu0
+    assert rating["rating"] < rating_math.conservative(mu0, sigma0)
+    history = [h["rating"] for h in info["rating_history"]]
+    assert history == sorted(history, reverse=True), "it only fell"
+    # a pure function of what is stored: recomputing gives the same values
+    store = Store(ranked.settings.db)
+    try:
+        assert store.recompute_ratings() == 3
+    finally:
+        store.close()
+    again = ranked.get("/api/bots/raiser")["ratings"][0]
+    assert again["mu"] == pytest.approx(rating["mu"], abs=1e-9)
+    assert again["sigma"] == pytest.approx(rating["sigma"], abs=1e-9)
+    board = ranked.get(f"/api/leaderboard?game=cunegonda&rules={rating['rules']}")["entries"]
+    assert board[-1]["name"] == "raiser"  # below every house bot it played with
+    assert board[-1]["placed_last_for_faults"] == 3
+    assert all(e["placed_last_for_faults"] == 0 for e in board[:-1])
+
+
+def test_a_bot_suspended_while_queued_is_not_seated(tmp_path: Path) -> None:
+    """The suspension is checked when the matchmaker seats, not only at connection: a bot
+    suspended while it waits (by a game that ended on another process, say) leaves the queue
+    with a ``suspended`` error saying until when, and the table forms without it."""
+    settings = fast_settings(db_url(tmp_path), fill_wait_ms=60_000)
+    with running_server(settings) as server:
+        names = ["queued", "b1", "b2", "b3", "b4"]
+        tokens = {n: server.register(n) for n in names}
+        wires = {n: Wire(server.ws) for n in names}
+        try:
+            join = {"type": "join", "lobby": "ranked", "game": "cunegonda"}
+            first = wires["queued"]
+            assert first.hello_bot("queued", tokens["queued"])["type"] == "welcome"
+            first.send(join)
+            assert first.expect("waiting")["lobby"] == "ranked"
+            until = datetime.now(UTC) + timedelta(minutes=7)
+            store = Store(settings.db)
+            try:
+                with store.engine.begin() as conn:
+                    conn.execute(
+                        update(players)
+                        .where(players.c.name == "queued")
+                        .values(suspended_until=until, suspended_reason="a test suspension")
+                    )
+            finally:
+                store.close()
+            for n in names[1:4]:  # now the queue can fill a table
+                assert wires[n].hello_bot(n, tokens[n])["type"] == "welcome"
+                wires[n].send(join)
+                wires[n].expect("waiting")
+            refused = first.expect("error", "game_start")
+            assert refused["type"] == "error" and refused["code"] == "suspended"
+            assert until.isoformat()[:16] in refused["reason"]
+            assert "a test suspension" in refused["reason"]
+            # the three others wait for a fourth; with it the table forms, without "queued"
+            assert wires["b4"].hello_bot("b4", tokens["b4"])["type"] == "welcome"
+            wires["b4"].send(join)
+            start = wires["b4"].expect("game_start")
+            assert sorted(start["names"]) == ["b1", "b2", "b3", "b4"]
+            # joining again is refused at once
+            first.send(join)
+            again = first.expect("error", "waiting", "game_start")
+            assert again["type"] == "error" and again["code"] == "suspended"
+        finally:
+            for w in wires.values():
+                w.close()
+
+
+# -- tournaments ------------------------------------------------------------------------------
+
+
+class Raises:
+    """Raises on every decision (its client's own fallback would answer: a custom client that
+    covers its faults)."""
+
+    def act(self, observation: Any, request: Any) -> Any:
+        raise ValueError(f"no idea on {request.kind}")
+
+
+def test_in_a_tournament_the_servers_fallback_answers_and_standings_place_it_last(
+    tmp_path: Path,
+) -> None:
+    settings = fast_settings(db_url(tmp_path), admin_token=ADMIN)
+    with running_server(settings) as server:
+        names = ["tr_raiser", "tr_a", "tr_b"]
+        tokens = {n: server.register(n) for n in names}
+        t = wire.organise(
+            server.http,
+            ADMIN,
+            name="fair",
+            seats=3,
+            entrants=names,
+            deals=1,
+            rules="classic",
+            seed=5,
+            quiet_ms=40,
+            suspend_after_faults=1000,
+        )
+        tid = t["id"]
+        outcomes: dict[str, Any] = {}
+
+        def enter(name: str, bot: Any, **options: Any) -> threading.Thread:
+            def run() -> None:
+                try:
+                    play(
+                        server.ws,
+                        name,
+                        tokens[name],
+                        bot,
+                        games=10_000,
+                        lobby="tournament",
+                        tournament=tid,
+                        **options,
+                    )
+                except ServerError as exc:
+                    outcomes[name] = exc.code
+
+            thread = threading.Thread(target=run, daemon=True)
+            thread.start()
+            return thread
+
+        threads = [enter("tr_raiser", lambda info: Raises(), fallback=True)]
+        threads += [enter(n, "random") for n in names[1:]]
+        info = server.wait_for(
+            f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=90
+        )
+        for thread in threads:
+            thread.join(timeout=20)
+        assert info["games"]["done"] == 3
+        games = server.get(f"/api/tournaments/{tid}/games")["games"]
+        for g in games:
+            detail = server.get(f"/api/games/{g['game_id']}")
+            seat = g["seats"].index("tr_raiser")
+            mine = [f for f in detail["faults"] if f["seat"] == seat]
+            assert len(mine) == 3, "taken over after 3 faults"
+            for f in mine:
+                assert f["code"] == "raised"
+                assert f["detail"]["answered_by"] == "server", f
+        table = server.get(f"/api/tournaments/{tid}/standings")
+        rows = {r["name"]: r for r in table["rows"]}
+        assert rows["tr_raiser"]["games"] == 3
+        assert rows["tr_raiser"]["wins"] == 0
+        assert rows["tr_raiser"]["mean_place"] == pytest.approx(3.0)
+        assert table["rows"][-1]["name"] == "tr_raiser"

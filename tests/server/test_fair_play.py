@@ -220,6 +220,63 @@ def test_a_bot_suspended_while_queued_is_not_seated(tmp_path: Path) -> None:
                 w.close()
 
 
+def test_in_a_cluster_a_bot_suspended_while_queued_is_not_seated(tmp_path: Path) -> None:
+    """The same on two processes sharing PostgreSQL and Redis: the leader reads the suspension
+    from the database when it forms the table, takes the bot out of the shared queue and tells
+    it through its own process (``refused``). Skipped when PostgreSQL or Redis is away."""
+    from server.test_cluster import RANDOM_BOTS, cluster, fresh_database, fresh_redis_prefix
+
+    config = (
+        "[server]\nranked_rules = { kuhhandel = ['classic'] }\n"
+        "ranked_table_size = { kuhhandel = 3 }\n" + RANDOM_BOTS
+    )
+    with fresh_database("ct_fair") as database, fresh_redis_prefix() as prefix:
+        procs = cluster(["fp0", "fp1"], database, prefix, tmp_path, config)
+        wires: list[Wire] = []
+        try:
+            for p in procs:
+                # a long lease: a loaded machine must not take a process for dead here
+                p.env = {"CARDTABLE_FILL_WAIT_MS": "60000", "CARDTABLE_LEASE_MS": "6000"}
+                p.start()
+            names = ["cq", "c1", "c2", "c3"]  # kuhhandel classic: tables of 3
+            tokens = {n: procs[0].register(n) for n in names}
+            join = {"type": "join", "lobby": "ranked", "game": "kuhhandel", "rules": "classic"}
+
+            def queue(name: str, proc: int) -> Wire:
+                w = Wire(procs[proc].ws)
+                wires.append(w)
+                assert w.hello_bot(name, tokens[name])["type"] == "welcome"
+                w.send(join)
+                w.expect("waiting")
+                return w
+
+            first = queue("cq", 0)
+            until = datetime.now(UTC) + timedelta(minutes=7)
+            store = Store(database)
+            try:
+                with store.engine.begin() as conn:
+                    conn.execute(
+                        update(players)
+                        .where(players.c.name == "cq")
+                        .values(suspended_until=until, suspended_reason="a test suspension")
+                    )
+            finally:
+                store.close()
+            queue("c1", 1)
+            queue("c2", 1)
+            refused = first.expect("error", "game_start", timeout=30)
+            assert refused["type"] == "error" and refused["code"] == "suspended", refused
+            assert "a test suspension" in refused["reason"]
+            last = queue("c3", 0)
+            start = last.expect("game_start", timeout=20)
+            assert sorted(start["names"]) == ["c1", "c2", "c3"]
+        finally:
+            for w in wires:
+                w.close()
+            for p in procs:
+                p.stop()
+
+
 # -- tournaments ------------------------------------------------------------------------------
 
 

@@ -8,13 +8,15 @@
   falls, ``ratings recompute`` gives the same values, and it is suspended after its 3rd
   taken-over game and never starts a 4th.
 - The same bot in a tournament, with its client's own fallback on (a custom client covering its
-  faults): the server's fallback answers (faults stored ``answered_by: server``) and the
-  standings place it last in every game.
+  faults): the server's fallback answers (faults stored ``answered_by: server``), the standings
+  place it last in every game, and the line-up played again offline with the same seeds and
+  fallback (``cardtable arena``) makes the same moves, action for action, after the faults too.
 - A bot suspended while it waits in the ranked queue is never seated.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -29,6 +31,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import update
 
+from cardtable.arena.plan import Entry, TournamentPlan
+from cardtable.arena.tournament import run_tournament
 from cardtable.client import ServerError, play
 from cardtable.server import ratings as rating_math
 from cardtable.server.fair_play import fair_places
@@ -347,6 +351,30 @@ def test_in_a_tournament_the_servers_fallback_answers_and_standings_place_it_las
             for f in mine:
                 assert f["code"] == "raised"
                 assert f["detail"]["answered_by"] == "server", f
+        # played again offline with the same seeds and the same fallback (the tournament's
+        # house bot, heuristic here): the same moves, action for action, after the faults too
+        refs = [f"{__file__}:Raises", "random", "random"]
+        plan = TournamentPlan(
+            "kuhhandel",
+            "classic",
+            3,
+            tuple(Entry(i, refs[i], n) for i, n in enumerate(names)),
+            deals=1,
+            seed=5,
+            decision_timeout=None,
+            fallback="heuristic",
+            records=str(tmp_path / "offline"),
+        )
+        run_tournament(plan, jobs=1)
+        for g in games:
+            online = server.get(f"/api/games/{g['game_id']}/record")["actions"]
+            path = plan.record_path(g["deal"], g["rotation"])
+            assert path is not None
+            offline = json.loads(path.read_text())["actions"]
+            first = next(
+                (i for i, (a, b) in enumerate(zip(online, offline, strict=False)) if a != b), None
+            )
+            assert first is None and len(online) == len(offline), (g["slot"], first)
         table = server.get(f"/api/tournaments/{tid}/standings")
         rows = {r["name"]: r for r in table["rows"]}
         assert rows["tr_raiser"]["games"] == 3

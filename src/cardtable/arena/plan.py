@@ -100,7 +100,10 @@ class TournamentPlan:
         return derive_seed(self.seed, "bot", deal, entry)
 
     def fallback_seed(self, deal: int, rotation: int, seat: int) -> int:
-        return derive_seed(self.seed, "fallback", deal, rotation, seat)
+        """The seed of the fallback answering for ``seat``: its bot's seed + 1, as a server's
+        tournament table seeds its fallback, so a line-up played again offline with the same
+        fallback makes the same moves after a fault too (docs/competitions.md)."""
+        return self.bot_seed(deal, self.seating(rotation)[seat]) + 1
 
     def deadline_for(self, entry: Entry) -> float | None:
         """The deadline an entry's bot runs under (``None``: called directly, no thread)."""

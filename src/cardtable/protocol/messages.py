@@ -49,7 +49,8 @@ ERROR_CODES: dict[str, str] = {
     "illegal_action": "the action is well formed but the rules do not allow it now",
     "invalid_action": "the action is malformed for this request",
     "timeout": "the deadline and the time bank ran out",
-    "suspended": "this bot is suspended for repeated faults (see GET /api/bots/{name})",
+    "suspended": "this bot is suspended for repeated faults (at hello, at a ranked join, or "
+    "taken out of the ranked queue; the reason says until when; see GET /api/bots/{name})",
     "unknown_game": "no such game, rule set or bot",
     "bad_join": "the join cannot be served (wrong lobby for this identity, full table...)",
     "unknown_invite": "no open private table has this invite code",
@@ -238,10 +239,11 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "bot's own frame), answered with something that is no action (`invalid_action`), was "
         "too late for your own time limit (`late`), or the client library could not handle the "
         "request (`client_error`). The server stores it as a fault of that kind. `answered: "
-        "true`: an action from your own fallback follows for this request; otherwise (the "
-        "default) none follows and the server's fallback answers now, without waiting for the "
-        "deadline. Send it before that action. A report for a request that is not open for "
-        "you gets `rejected` with `not_your_turn` and changes nothing.",
+        "true`: an action from your own fallback follows for this request (at ranked and "
+        "tournament tables the server's fallback answers all the same and that action is "
+        "refused); otherwise (the default) none follows and the server's fallback answers now, "
+        "without waiting for the deadline. Send it before that action. A report for a request "
+        "that is not open for you gets `rejected` with `not_your_turn` and changes nothing.",
         {
             "game_id": _GAME_ID,
             "request_id": _MESSAGE_ID,
@@ -264,7 +266,8 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
             "answered": {
                 "type": "boolean",
                 "description": "true: your client's fallback answers this request (its action "
-                "follows); false (default): the server's fallback answers it now",
+                "follows; not at ranked and tournament tables, where the server's does); false "
+                "(default): the server's fallback answers it now",
             },
         },
         ["game_id", "request_id", "kind"],

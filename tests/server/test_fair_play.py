@@ -35,7 +35,7 @@ from cardtable.arena.plan import Entry, TournamentPlan
 from cardtable.arena.tournament import run_tournament
 from cardtable.client import ServerError, play
 from cardtable.server import ratings as rating_math
-from cardtable.server.fair_play import fair_places
+from cardtable.server.fair_play import fair_places, own_fault
 from cardtable.server.store import Store
 from cardtable.server.store.models import players
 from server import wire
@@ -108,6 +108,16 @@ def test_fair_places_examples() -> None:
     assert fair_places([0, 1, 2, 3], [0]) == [3, 0, 1, 2]
     assert fair_places([0, 0, 2, 3], [0, 1]) == [2, 2, 0, 1]  # ties among the faulted share
     assert fair_places([0, 1, 2], [0, 1, 2]) == [0, 1, 2]  # all faulted: the table's order
+
+
+def test_only_a_seats_own_faults_count() -> None:
+    """Every fault the fallback answered counts; a connection the server lost with its own
+    process (``excused``) and a Kuh-Handel reply the endpoint corrects (``rectified``) do not."""
+    assert own_fault("timeout", None)
+    assert own_fault("raised", {"reported_by": "client", "answered_by": "server"})
+    assert own_fault("disconnected", '{"reported_by": "client"}')
+    assert not own_fault("disconnected", '{"excused": true}')
+    assert not own_fault("rectified", None)
 
 
 # -- ranked, through ``cardtable bot`` --------------------------------------------------------

@@ -1197,9 +1197,20 @@ class Store:
                 .where(games.c.status == "finished", games.c.rated.is_(True))
                 .order_by(games.c.end_seq, games.c.ended_at, games.c.id)
             ).all()
+            # every game's seats with a fault of their own, read once (not one scan a game)
+            faulted: dict[str, set[int]] = {}
+            for f in conn.execute(
+                select(faults.c.game_id, faults.c.seat, faults.c.code, faults.c.detail)
+            ):
+                if fair_play.own_fault(f.code, f.detail):
+                    faulted.setdefault(str(f.game_id), set()).add(int(f.seat))
             for row in rows:
-                places = json.loads(row.result_json)["places"]
-                _apply_ratings(conn, row.id, row.game, row.rules_name, places, row.ended_at)
+                places = fair_play.fair_places(
+                    json.loads(row.result_json)["places"], faulted.get(str(row.id), ())
+                )
+                _apply_ratings(
+                    conn, row.id, row.game, row.rules_name, places, row.ended_at, fair=True
+                )
         return len(rows)
 
 
@@ -1222,6 +1233,8 @@ def _apply_ratings(
     places: Sequence[int],
     ended: datetime,
     current: Mapping[int, Any] | None = None,
+    *,
+    fair: bool = False,
 ) -> None:
     """Update the ratings of the rated seats of one finished game (inside the caller's
     transaction) and note before/after on its seats. ``current``: the seats' rating rows as
@@ -1229,9 +1242,10 @@ def _apply_ratings(
 
     The places that count are :func:`~cardtable.server.fair_play.fair_places`: a seat with a
     fault of its own is placed below every seat without one (derived from the stored faults, so
-    a recomputation gives the same ratings)."""
+    a recomputation gives the same ratings); ``fair``: ``places`` are those already."""
     rules_key = rules or "custom"
-    places = fair_play.game_fair_places(conn, game_id, places)
+    if not fair:
+        places = fair_play.game_fair_places(conn, game_id, places)
     seat_rows = conn.execute(
         select(game_seats.c.seat, game_seats.c.player_id)
         .where(game_seats.c.game_id == game_id, game_seats.c.player_id.is_not(None))

@@ -521,7 +521,12 @@ class KhMatch:
         decides: timeout, unusable reply, connection gone)."""
         p = self.players[seat]
         conn = p.conn
-        if conn is None or not conn.alive:
+        if conn is None:
+            return None
+        if not conn.alive:
+            # gone before this question (a dropped socket the reader noticed): a fault all the
+            # same, or a bot could vanish and have the fallback play its rated game unseen
+            self._gone(seat)
             return None
         self.messages += 1
         status, text = await conn.ask(message, self.timeout_s)
@@ -579,7 +584,7 @@ class KhMatch:
     async def _bluff(self, payer: int, message: dict[str, Any]) -> None:
         """The payer cannot pay: the reference still sends ``SendMoney`` first; whatever the
         answer, it becomes ``WasBluff`` (§3.5)."""
-        if not self.players[payer].online:
+        if self.players[payer].conn is None:
             return
         reply = await self._ask(payer, message, "SendMoney")
         if reply is not None:
@@ -595,7 +600,7 @@ class KhMatch:
         if request.kind == "offer" and planned is not None:
             return A.Offer(planned)
         question = self.words.question(request)
-        if question is not None and p.online:
+        if question is not None and p.conn is not None:  # _ask: a fault if it is gone
             message, expected = question
             reply = await self._ask(seat, message, expected)
             if reply is not None:

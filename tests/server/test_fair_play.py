@@ -158,6 +158,9 @@ def test_a_bot_failing_every_decision_gains_nothing_and_is_suspended_after_3_gam
     for g in played:
         assert g["taken_over"] and g["placed_last_for_faults"]
         assert g["rating_place"] == g["seats"] == 4  # below the three clean house bots
+        seats = ranked.get(f"/api/games/{g['game_id']}")["seats_detail"]
+        assert [s["rating_place"] == 4 for s in seats] == [s["name"] == "raiser" for s in seats]
+        assert [s["placed_last_for_faults"] for s in seats].count(True) == 1
     # the server's fallback answered every fault (the client's would have been refused)
     assert info["faults"] and all(
         f["detail"] is None or f["detail"]["answered_by"] == "server" for f in info["faults"]

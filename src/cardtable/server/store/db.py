@@ -992,6 +992,7 @@ class Store:
             fault_rows = conn.execute(
                 select(faults).where(faults.c.game_id == game_id).order_by(faults.c.id)
             ).all()
+            standing = fair_play.seat_standing(conn, [game_id])
         detail = _game_summary(row)
         detail["seats_detail"] = [
             {
@@ -1001,6 +1002,7 @@ class Store:
                 # the name has a bot page (GET /api/bots/{name}): a registered or house bot
                 "page": s.player_id is not None,
                 "place": _place(s.place),
+                **_counted(standing.get((game_id, int(s.seat)))),
                 "score": s.score,
                 "faults": s.faults,
                 "taken_over": s.taken_over,

@@ -37,6 +37,7 @@ from cardtable.client import ServerError, play
 from cardtable.server import ratings as rating_math
 from cardtable.server.fair_play import fair_places, own_fault
 from cardtable.server.store import Store
+from cardtable.server.store.db import FaultRow, SeatOutcome
 from cardtable.server.store.models import players
 from server import wire
 from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
@@ -118,6 +119,66 @@ def test_only_a_seats_own_faults_count() -> None:
     assert own_fault("disconnected", '{"reported_by": "client"}')
     assert not own_fault("disconnected", '{"excused": true}')
     assert not own_fault("rectified", None)
+
+
+def test_suspension_counts_from_the_first_games_and_a_served_one_clears_the_slate(
+    tmp_path: Path,
+) -> None:
+    """Taken over in 3 of its last <= 5 games: a new bot is suspended after its 3rd game (not
+    after a 5th); once that suspension is served, the games that earned it never earn another
+    (a clean game after it leaves the bot free)."""
+    store = Store(db_url(tmp_path))
+    store.migrate()
+    try:
+        bot, _ = store.create_bot("sloppy")
+        house = store.house_player("house-random-1")
+
+        def game(n: int, taken_over: bool) -> list[str]:
+            game_id = f"g{n}"
+            store.start_game(
+                game_id=game_id,
+                game="cunegonda",
+                rules_name="standard",
+                rules={},
+                seed=n,
+                lobby="ranked",
+                rated=True,
+                instance="t",
+                seats=[(bot.id, "sloppy", "bot"), (house.id, house.name, "house")],
+            )
+            faults = [FaultRow(0, bot.id, 1, "play", "raised", "boom")] if taken_over else []
+            return store.finish_game(
+                game_id,
+                record={},
+                result={"termination": "normal", "scores": [1, 0], "places": [0, 1]},
+                seats=[
+                    SeatOutcome(0, bot.id, len(faults), taken_over),
+                    SeatOutcome(1, house.id, 0, False),
+                ],
+                fault_rows=faults,
+                suspend_after=3,
+                suspend_window=5,
+                suspend_minutes=10.0,
+            )
+
+        assert game(1, True) == [] and game(2, True) == []
+        assert game(3, True) == ["sloppy"]  # at once: 3 of its last 3
+        with store.engine.begin() as conn:  # the suspension is served
+            conn.execute(
+                update(players)
+                .where(players.c.id == bot.id)
+                .values(suspended_until=datetime.now(UTC))
+            )
+        assert game(4, False) == [], "the 3 games that earned it do not count again"
+        assert game(5, True) == [] and game(6, True) == []
+        assert game(7, True) == ["sloppy"]
+        # the faulted wins counted as last place: its rating fell in every faulted game
+        detail = store.bot_detail("sloppy")
+        assert detail is not None
+        history = [h["rating"] for h in detail["rating_history"]]
+        assert history[1] < history[0] and history[2] < history[1] and history[4] < history[3]
+    finally:
+        store.close()
 
 
 # -- ranked, through ``cardtable bot`` --------------------------------------------------------

@@ -1321,16 +1321,24 @@ def _apply_ratings(
 
 def _suspension_reason(conn: Connection, player_id: int, after: int, window: int) -> str | None:
     """Why this bot should be suspended now, or ``None``: taken over by the fallback in at
-    least ``after`` of its last ``window`` ended games."""
+    least ``after`` of its last ``window`` ended games (a new bot: as soon as it has ``after``),
+    counting only the games that ended after its last suspension ended (a suspension served
+    clears the slate: the games that earned it never earn another)."""
     if after <= 0:
         return None
-    rows = conn.execute(
+    served = conn.execute(
+        select(players.c.suspended_until).where(players.c.id == player_id)
+    ).scalar_one_or_none()
+    stmt = (
         select(game_seats.c.game_id, game_seats.c.taken_over)
         .join(games, games.c.id == game_seats.c.game_id)
         .where(game_seats.c.player_id == player_id, games.c.status != "running")
         .order_by(games.c.ended_at.desc(), games.c.id.desc())
         .limit(window)
-    ).all()
+    )
+    if served is not None:
+        stmt = stmt.where(games.c.ended_at > served)
+    rows = conn.execute(stmt).all()
     bad = [r.game_id for r in rows if r.taken_over]
     if len(bad) < after:
         return None

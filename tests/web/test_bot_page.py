@@ -145,7 +145,8 @@ def test_bot_page_and_the_seat_view_at_a_fault(
             r.locator("th").inner_text().split()[0]: r.locator("td.faults").inner_text()
             for r in standings.all()
         }
-        assert faults.pop(NAME) == "3" and set(faults.values()) == {"0"}, faults
+        # ... and the games its faults counted as last place
+        assert faults.pop(NAME) == "3 · 1 counted last" and set(faults.values()) == {"0"}, faults
         page.locator("table.leaderboard").get_by_role("link", name=NAME, exact=True).click()
         page.wait_for_url(f"**/bots/{NAME}")
         page.locator(".bot-page h1", has_text=NAME).wait_for()

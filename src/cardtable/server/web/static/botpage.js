@@ -41,7 +41,9 @@ export function faultCell(entry) {
   const kinds = Object.entries(entry.fault_counts || {}).map(([c, k]) => `${k} ${faultTitle(c).toLowerCase()}`).join(", ")
     + (last ? `; ${last} rated ${last === 1 ? "game" : "games"} counted as below every player without a fault` : "");
   return h("td", { class: "faults opt", title: kinds },
-    h("a", { href: `/bots/${encodeURIComponent(entry.name)}`, "aria-label": `${n} faults of ${entry.name}: ${kinds}` }, String(n)));
+    h("a", { href: `/bots/${encodeURIComponent(entry.name)}`, "aria-label": `${n} faults of ${entry.name}: ${kinds}` }, String(n)),
+    // the games its own faults counted as last place (docs/protocol.md "Failing never pays")
+    last ? h("span", { class: "counted-last small muted", "data-games": String(last) }, ` · ${last} counted last`) : null);
 }
 
 /** 1 -> "1st", 2 -> "2nd" ... (places count from 1, docs/protocol.md "Counting places"). */

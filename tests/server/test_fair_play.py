@@ -224,7 +224,7 @@ def test_a_bot_failing_every_decision_gains_nothing_and_is_suspended_after_3_gam
         assert [s["placed_last_for_faults"] for s in seats].count(True) == 1
     # the server's fallback answered every fault (the client's would have been refused)
     assert info["faults"] and all(
-        f["detail"] is None or f["detail"]["answered_by"] == "server" for f in info["faults"]
+        (f["detail"] or {}).get("answered_by", "server") == "server" for f in info["faults"]
     )
     # (a loaded machine may make the client miss its 200 ms: ``late``, a fault all the same)
     assert "raised" in {f["code"] for f in info["faults"]} <= {"raised", "late"}

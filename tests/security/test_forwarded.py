@@ -118,3 +118,24 @@ def test_serve_refuses_a_trusted_proxy_that_is_no_address(tmp_path: Path) -> Non
     )
     assert done.returncode != 0
     assert "'proxy.example' is not an IP address or network" in done.stderr
+
+
+def test_an_untrusted_proxy_on_this_machine_is_named_once_in_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Misconfiguration: a proxy on this machine forwards X-Forwarded-For, but trusted_proxies
+    is empty, so every client behind it shares 127.0.0.1. The server says so once in its log
+    (not once per request); a forged header from a public address is not logged."""
+    settings = fast_settings(db_url(tmp_path))
+    with (
+        caplog.at_level("WARNING", logger="cardtable.server"),
+        running_server(settings) as server,
+        closing(httpx.Client(base_url=server.http, timeout=30)) as client,
+    ):
+        client.get("/api/health")
+        assert "trusted_proxies is empty" not in caplog.text
+        for _ in range(3):
+            client.get("/api/health", headers={"X-Forwarded-For": "203.0.113.7"})
+        warnings = [r for r in caplog.records if "trusted_proxies is empty" in r.getMessage()]
+        assert len(warnings) == 1, caplog.text
+        assert "127.0.0.1" in warnings[0].getMessage()

@@ -38,7 +38,7 @@ from cardtable.server.lobby import Hub
 from cardtable.server.lockouts import BotLogins, SignInThrottle
 from cardtable.server.oplog import AccessLog, RequestCounts
 from cardtable.server.prometheus import router as prometheus_router
-from cardtable.server.proxies import trusted_networks
+from cardtable.server.proxies import UntrustedForwarding, trusted_networks
 from cardtable.server.request_limits import RequestLimits, RequestRates
 from cardtable.server.store import Store
 from cardtable.server.tournament_api import router as tournament_router
@@ -152,6 +152,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # outermost: one log line and one count per HTTP request, refusals included (oplog.py)
     app.state.request_counts = RequestCounts()
     app.add_middleware(AccessLog, counts=app.state.request_counts)
+    if not settings.trusted_proxies:  # a proxy nobody told us about: said once in the log
+        app.add_middleware(UntrustedForwarding)
     redact_server_logs()  # uvicorn logs request lines with their query string
     app.include_router(router)
     app.include_router(accounts_router)

@@ -14,10 +14,13 @@ client that forges it throttles only itself.
 from __future__ import annotations
 
 import ipaddress
+import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from starlette.requests import HTTPConnection
+
+log = logging.getLogger("cardtable.server")
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -62,3 +65,38 @@ def scope_address(scope: Mapping[str, Any]) -> str | None:
         return None
     host = client[0]
     return str(host) if host else None
+
+
+class UntrustedForwarding:
+    """ASGI middleware that says once, in the log, that the server seems to run behind a proxy
+    it does not trust: a peer on this machine or a private network sends ``X-Forwarded-For``
+    while ``trusted_proxies`` is empty. Every client behind such a proxy then shares its address,
+    so one stranger's wrong tokens throttle them all and loopback's exemptions spare them all
+    (docs/server.md, "Running it in public"). A forged header from a public address is the
+    client's own business and is not logged (a stranger cannot fill the log)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.warned = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if not self.warned and scope["type"] in ("http", "websocket"):
+            self.check(scope)
+        await self.app(scope, receive, send)
+
+    def check(self, scope: Mapping[str, Any]) -> None:
+        if not any(name == b"x-forwarded-for" for name, _ in scope.get("headers", ())):
+            return
+        peer = scope_address(scope)
+        try:
+            near = peer is not None and ipaddress.ip_address(peer).is_private
+        except ValueError:
+            return
+        if near:
+            self.warned = True
+            log.warning(
+                "a proxy at %s sends X-Forwarded-For but trusted_proxies is empty: every client "
+                "behind it shares that address for the throttles and limits; set "
+                "trusted_proxies (docs/server.md, Running it in public)",
+                peer,
+            )

@@ -69,11 +69,19 @@ def enter(
 
 
 def play_out(
-    server: RunningServer, tid: str, tokens: dict[str, str], bot: str = "heuristic"
+    server: RunningServer,
+    tid: str,
+    tokens: dict[str, str],
+    bot: str = "heuristic",
+    versions: dict[str, str] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Every bot of ``tokens`` enters the tournament and plays until it is finished (90 s at
-    most): the tournament then, and each bot's outcome once its thread ended (20 s at most)."""
-    bots = [enter(server, n, token, tid, bot=bot) for n, token in tokens.items()]
+    most): the tournament then, and each bot's outcome once its thread ended (20 s at most).
+    ``versions``: a bot's version (hello) by name."""
+    bots = [
+        enter(server, n, token, tid, bot=bot, version=(versions or {}).get(n))
+        for n, token in tokens.items()
+    ]
     info = server.wait_for(
         f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=90
     )

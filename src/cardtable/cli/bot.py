@@ -66,7 +66,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the same as --fallback server",
     )
+    p.add_argument(
+        "--version-tag",
+        default=None,
+        metavar="TEXT",
+        help="the bot's version, recorded with each game it plays (up to 64 characters; "
+        "default: sha256:HASH of the bot's file, or the built-in bot's name and cardtable's "
+        "version; '' sends none)",
+    )
     p.add_argument("-v", "--verbose", action="count", default=0)
+
+
+def default_version(bot: str) -> str:
+    """The version sent in ``hello`` unless ``--version-tag`` says one: the first 12 hex of the
+    bot file's SHA-256 (so an author sees which code played), else ``NAME@cardtable-X.Y.Z``."""
+    import hashlib
+    from pathlib import Path
+
+    import cardtable
+
+    path = Path(bot.split(":", 1)[0]) if bot.split(":", 1)[0].endswith(".py") else None
+    if path is not None and path.is_file():
+        return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    return f"{bot}@cardtable-{cardtable.__version__}"[:64]
 
 
 def server_url(text: str) -> str:
@@ -126,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
             else args.fallback == "client" and not args.no_fallback,
             on_result=show,
             tournament=args.tournament,
+            version=default_version(args.bot) if args.version_tag is None else args.version_tag,
         )
     except ServerError as exc:
         if args.tournament and exc.code == "tournament_over":

@@ -13,7 +13,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HELP = "organise a tournament on a server: create, status, pause, resume, cancel, archive"
+HELP = (
+    "organise a tournament on a server: create, status, pause, resume, cancel, archive; "
+    "ban, suspend, disqualify, reinstate an entrant"
+)
+#: The organiser's sanctions on an entrant (server/organiser.py, docs/competitions.md §6).
+SANCTIONS = {
+    "ban": "ban an entrant for good: the house bot plays its remaining games",
+    "suspend": "suspend an entrant for --minutes: the house bot plays its games meanwhile",
+    "disqualify": "disqualify an entrant: banned, and out of the ranking",
+    "reinstate": "lift an entrant's ban, suspension or disqualification",
+}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,11 +68,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         s = sub.add_parser(name, help=text)
         s.add_argument("id", help="the tournament's id")
         if name == "status":
-            s.add_argument("--standings", action="store_true")
+            s.add_argument("--standings", action="store_true", help="with --json: add them")
+            s.add_argument(
+                "--json", action="store_true", help="the raw JSON of the API instead of a summary"
+            )
         if name == "archive":
             s.add_argument(
                 "-o", "--output", default=None, help="zip file (default tournament-ID.zip)"
             )
+
+    for name, text in SANCTIONS.items():
+        s = sub.add_parser(name, help=text)
+        s.add_argument("id", help="the tournament's id")
+        s.add_argument("entrant", help="the entrant's name")
+        if name == "suspend":
+            s.add_argument("--minutes", type=float, required=True, help="for how long")
+        if name != "reinstate":
+            s.add_argument("--reason", default="", help="shown with the sanction")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,11 +106,26 @@ def run(args: argparse.Namespace) -> int:
                     f"{base}{data['url']}",
                     file=sys.stderr,
                 )
+                for warning in data.get("warnings", []):
+                    print(f"warning: {warning}", file=sys.stderr)
             elif args.action == "status":
                 data = _ok(http.get(f"/api/tournaments/{args.id}"))
-                if args.standings:
-                    data["standings"] = _ok(http.get(f"/api/tournaments/{args.id}/standings"))
-                print(json.dumps(data, indent=1))
+                table = _ok(http.get(f"/api/tournaments/{args.id}/standings"))
+                if args.json:
+                    if args.standings:
+                        data["standings"] = table
+                    print(json.dumps(data, indent=1))
+                else:
+                    summary(data, table)
+            elif args.action in SANCTIONS:
+                body: dict[str, Any] = {}
+                if getattr(args, "minutes", None) is not None:
+                    body["minutes"] = args.minutes
+                if getattr(args, "reason", ""):
+                    body["reason"] = args.reason
+                path = f"/api/tournaments/{args.id}/entrants/{args.entrant}/{args.action}"
+                entrant = _ok(http.post(path, json=body))["entrant"]
+                print(f"{entrant['name']}: {_sanction_text(entrant)}")
             elif args.action in ("pause", "resume", "cancel"):
                 data = _ok(http.post(f"/api/tournaments/{args.id}/{args.action}"))
                 print(data["status"])
@@ -152,3 +189,66 @@ def _ok(r: Any) -> dict[str, Any]:
         raise RuntimeError(f"{r.status_code}: {detail}")
     data: dict[str, Any] = r.json()
     return data
+
+
+def _sanction_text(e: dict[str, Any]) -> str:
+    """An entrant's standing with the organiser, in a few words."""
+    active = e.get("sanction_active")
+    if active == "suspended":
+        return f"suspended until {e['sanction_until']} ({e['sanction_reason']})"
+    if active:
+        return f"{active} ({e['sanction_reason']})"
+    if e.get("suspended"):
+        return "suspended for its faults"
+    return "in good standing"
+
+
+def summary(info: dict[str, Any], table: dict[str, Any]) -> None:
+    """A readable status on a terminal: the tournament, its games, the standings with each
+    entrant's presence and sanction (``--json`` prints the API's JSON instead)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    # a pipe or a file gets whole rows (a terminal: its own width)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    games = info["games"]
+    planned = games["planned"] + games["running"] + games["done"]
+    console.print(
+        f"[bold]{info['name']}[/bold] ({info['id']}): {info['status']}, {info['game']} "
+        f"{info['rules_name'] or 'custom rules'}, {info['seats']} seats, "
+        f"{info['config']['format']}; games {games['done']} done of {planned} planned, "
+        f"{games['running']} running, {games['void']} void"
+    )
+    entrants = {e["name"]: e for e in info["entrants"]}
+    t = Table(title="standings" + (" (final)" if table.get("frozen") else " (live)"))
+    for col in ("#", "entrant", "presence", "games", "win share", "vs field (95%)", "place"):
+        t.add_column(col, justify="left" if col in ("entrant", "presence") else "right")
+    t.add_column("faults / bans", justify="right")
+    t.add_column("standing")
+
+    def pct(x: float | None) -> str:
+        return "–" if x is None else f"{100 * x:.1f}%"
+
+    def signed(x: float | None) -> str:
+        return "–" if x is None else f"{x:+.1f}"
+
+    for r in [*table["rows"], *table.get("disqualified", [])]:
+        e = entrants.get(r["name"], {})
+        vs = r["vs_field"]
+        interval = "" if vs["low"] is None else f" [{signed(vs['low'])}, {signed(vs['high'])}]"
+        t.add_row(
+            "–" if r["rank"] is None else str(r["rank"]),
+            r["name"],
+            e.get("presence", "") if e else "house",
+            str(r["games"]),
+            pct(r["win_share"]),
+            signed(vs["mean"]) + interval,
+            "–" if r["mean_place"] is None else f"{r['mean_place']:.2f}",
+            f"{r['faults']} / {r['bans']}",
+            _sanction_text(e) if e else "stands in",
+        )
+    shown = {r["name"] for r in [*table["rows"], *table.get("disqualified", [])]}
+    for name, e in entrants.items():  # entered, no game yet
+        if name not in shown:
+            t.add_row("", name, e.get("presence", ""), "0", "", "", "", "", _sanction_text(e))
+    console.print(t)

@@ -186,6 +186,8 @@ class Client:
     random bot); ``False``, the server's fallback, at once; ``None`` (default), the server's in
     the ranked lobby and in tournaments (the same fallback for every bot of a competition: these
     tables refuse a client's own fallback answer) and the client's elsewhere.
+    ``version`` (a bot's version string, e.g. a commit or a file hash) goes in the ``hello``:
+    the server records it with every game this client plays.
     ``threaded=False`` calls the agent on the event loop: only for agents that answer in
     microseconds (load tests). ``think_ms`` holds every answer back that long (never past the
     deadline): a load test's stand-in for thinking time.
@@ -208,10 +210,15 @@ class Client:
         compression: str | None = None,
         think_ms: float = 0.0,
         events_in_request: bool = True,
+        version: str | None = None,
     ) -> None:
         self.server = server
         self.hello = messages.hello(
-            bot=name, token=token, guest=guest, events_in_request=events_in_request
+            bot=name,
+            token=token,
+            guest=guest,
+            events_in_request=events_in_request,
+            version=version,
         )
         self.name = guest if guest is not None else name
         self.margin_s = margin_ms / 1000.0

@@ -62,8 +62,12 @@ def hello(
     token: str | None = None,
     guest: str | None = None,
     events_in_request: bool = False,
+    version: str | None = None,
 ) -> dict[str, Any]:
     """The first message: a bot names itself and its token; a person joins as a guest.
+
+    ``version`` (a bot's, up to 64 characters) is recorded with every game the bot plays on
+    this connection and shown in standings, records and the bot's page.
 
     ``events_in_request`` asks the server to hold our events and send them inside our next
     request (one frame per decision; an older server ignores the field and sends them one by
@@ -78,6 +82,8 @@ def hello(
         message = {"type": "hello", "protocol": PROTOCOL_VERSION, "bot": bot, "token": token}
     if events_in_request:
         message["events_in_request"] = True
+    if version and guest is None:
+        message["version"] = version[:64]
     return message
 
 

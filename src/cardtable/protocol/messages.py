@@ -130,7 +130,8 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "First message. A bot names itself and its token; a person signed in says person: true "
         "(its session cookie names it); a guest names a display name; "
         "a spectator names the game to watch. A guest may send the resume token from its welcome. "
-        "Two options (off unless true): events_in_request, push_observations.",
+        "Two options (off unless true): events_in_request, push_observations. A bot may send "
+        "its version.",
         {
             "protocol": {"type": "integer", "description": "protocol version, 1"},
             "bot": _NAME,
@@ -152,6 +153,13 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "boolean",
                 "description": "send an `observation` message whenever the seat's view changed "
                 "(spectators: the public view)",
+            },
+            "version": {
+                "type": "string",
+                "maxLength": 64,
+                "description": "a bot's version (a commit, a file hash): recorded with every "
+                "game it plays on this connection (the record's meta.bot_versions, its games "
+                "and standings); ignored for others",
             },
         },
         ["protocol"],

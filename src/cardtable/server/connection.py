@@ -82,6 +82,8 @@ class Session:
         #: Options from hello (see :class:`~cardtable.server.table.Peer`).
         self.events_in_request = False
         self.push_observations = False
+        #: A bot's version from its ``hello`` (recorded per game and seat), ``None`` if none.
+        self.bot_version: str | None = None
         settings = hub.settings
         self._tokens = float(settings.flood_burst)
         self._rate = settings.flood_rate
@@ -403,6 +405,7 @@ class Session:
                 )
                 return
             self.member = Member(self, f"bot:{name}", name, "bot", identity.id)
+            self.bot_version = str(message.get("version") or "")[:64] or None
             you = {"name": name, "kind": "bot"}
         elif message.get("person") is True:
             # a person with an account: the session cookie of the handshake names it, the same

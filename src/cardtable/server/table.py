@@ -383,6 +383,12 @@ class Table:
     def running(self) -> bool:
         return self._running
 
+    @property
+    def bot_versions(self) -> list[str | None]:
+        """Per seat, the version its bot's client sent in ``hello`` (``None``: none sent, or
+        not a bot's seat)."""
+        return [getattr(s.conn, "bot_version", None) for s in self.seats]
+
     async def run(self) -> Result:
         """Store the start, play to the end, store the end; returns the result.
 
@@ -403,6 +409,7 @@ class Table:
                 rated=self.setup.rated,
                 instance=self.instance,
                 seats=[(s.player_id, s.name, s.kind, s.key) for s in self.seats],
+                versions=self.bot_versions,
             ),
         )
         self._running = True
@@ -467,6 +474,7 @@ class Table:
                     }
                     for f in self.faults
                 ],
+                **({"bot_versions": self.bot_versions} if any(self.bot_versions) else {}),
                 **self.setup.extra_meta,
             },
         )

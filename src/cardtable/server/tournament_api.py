@@ -1,21 +1,30 @@
 """The tournaments' HTTP API (``/api/tournaments``) and standings page (``/tournaments/ID``).
 
-Reading is open to everyone; creating and pausing, resuming or cancelling need the organiser's
-token (``admin_token`` in the server's config) as ``Authorization: Bearer TOKEN``.
+Reading is open to everyone; creating, pausing, resuming or cancelling, and sanctioning an
+entrant (ban, suspend, disqualify, reinstate: server/organiser.py) need the organiser's token
+(``admin_token`` in the server's config) as ``Authorization: Bearer TOKEN``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, Response
 
+from cardtable.server import organiser
+from cardtable.server.organiser import SanctionRequest
 from cardtable.server.limits import TokenThrottle
 from cardtable.server.proxies import client_address
 from cardtable.server.store.db import Store
-from cardtable.server.tournaments import TournamentError, TournamentSpec, TournamentStore
+from cardtable.server.tournaments import (
+    TournamentError,
+    TournamentSpec,
+    TournamentStore,
+    interval_warnings,
+)
 from cardtable.server.web import STATIC
 
 router = APIRouter()
@@ -65,15 +74,47 @@ def create(spec: TournamentSpec, request: Request) -> dict[str, Any]:
         raise _fail(exc) from None
     info = db.get(tid)
     assert info is not None
-    return {**info, "url": f"/tournaments/{tid}"}
+    return {**info, "url": f"/tournaments/{tid}", "warnings": interval_warnings(spec)}
 
 
 @router.get("/api/tournaments/{tid}", summary="A tournament: settings, field, schedule counts")
-def status(tid: str, request: Request) -> dict[str, Any]:
-    info = _db(request).get(tid)
+async def status(tid: str, request: Request) -> dict[str, Any]:
+    hub = request.app.state.hub
+    loop = asyncio.get_running_loop()
+    info = await loop.run_in_executor(hub.db_executor, _db(request).get, tid)
     if info is None:
         raise HTTPException(404, f"no tournament {tid!r}")
+    # who is connected (waiting for a game, playing one) or not: read on the event loop
+    presence = hub.tournaments.presence(tid, [e["name"] for e in info["entrants"]])
+    for e in info["entrants"]:
+        e["presence"] = presence[e["position"]]
     return info
+
+
+@router.post(
+    "/api/tournaments/{tid}/entrants/{name}/{action}",
+    summary="ban, suspend, disqualify or reinstate an entrant (organiser)",
+)
+async def sanction(
+    tid: str, name: str, action: str, request: Request, body: SanctionRequest | None = None
+) -> dict[str, Any]:
+    _organiser(request)
+    hub = request.app.state.hub
+    loop = asyncio.get_running_loop()
+    try:
+        entrant = await loop.run_in_executor(
+            hub.db_executor,
+            organiser.apply,
+            request.app.state.store,
+            tid,
+            name,
+            action,
+            body or SanctionRequest(),
+        )
+    except TournamentError as exc:
+        raise _fail(exc) from None
+    await hub.tournaments.changed(tid)
+    return {"id": tid, "action": action, "entrant": entrant}
 
 
 @router.post("/api/tournaments/{tid}/{action}", summary="pause, resume or cancel (organiser)")

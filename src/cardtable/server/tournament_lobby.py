@@ -46,6 +46,7 @@ from cardtable.arena.plan import derive_seed
 from cardtable.core import game_spec
 from cardtable.server.cluster import _DEL_IF, choose_owner
 from cardtable.server.compat.seat import KhSeat
+from cardtable.server.organiser import FOR_GOOD, stands_in
 from cardtable.server.table import SeatState, Table, TableSetup
 from cardtable.server.tournaments import (
     HOUSE,
@@ -95,9 +96,14 @@ class Running:
     status: str
     rules: Any
     rules_name: str | None
-    #: entrant position -> name, and the positions that are suspended
+    #: entrant position -> name, and the positions the house bot stands in for (suspended
+    #: automatically or sanctioned by the organiser, server/organiser.py)
     names: dict[int, str] = dataclasses.field(default_factory=dict)
     suspended: set[int] = dataclasses.field(default_factory=set)
+    #: positions sanctioned by the organiser (the house bot stands in even without
+    #: house_fill), and those out for good (banned, disqualified: they may not join)
+    sanctioned: set[int] = dataclasses.field(default_factory=set)
+    out: dict[int, str] = dataclasses.field(default_factory=dict)
     started: float | None = None
     #: position -> waiting member
     waiting: dict[int, Member] = dataclasses.field(default_factory=dict)
@@ -200,6 +206,8 @@ class TournamentLobby:
             raise JoinError("bad_join", f"no tournament {tid!r}")
         if run.status in ("finished", "cancelled"):  # it ended while this join was read
             raise JoinError("tournament_over", f"tournament {tid} is {run.status}")
+        if pos in run.out:  # banned or disqualified by the organiser
+            raise JoinError("tournament_over", run.out[pos])
         run.waiting[pos] = member
         run.seen.add(pos)
         self.waiting_in[member.key] = tid
@@ -238,6 +246,8 @@ class TournamentLobby:
             return 404, f"no tournament {tid!r}"
         if run.status in ("finished", "cancelled"):
             return 410, f"tournament {tid} is {run.status}"
+        if pos in run.out:  # banned or disqualified by the organiser
+            return 403, run.out[pos]
         member = KhMember(conn, conn.name, conn.player_id, service)
         run.waiting[pos] = member  # type: ignore[assignment]
         run.seen.add(pos)
@@ -389,12 +399,51 @@ class TournamentLobby:
             self.live[tid] = run
         run.status = info["status"]
         run.names = {e["position"]: e["name"] for e in info["entrants"]}
-        run.suspended = {e["position"] for e in info["entrants"] if e["suspended"]}
+        run.suspended = {e["position"] for e in info["entrants"] if stands_in(e)}
+        run.sanctioned = {e["position"] for e in info["entrants"] if e["sanction_active"]}
+        run.out = {
+            e["position"]: f"{e['name']} is {e['sanction_active']} from tournament {tid}: "
+            f"{e['sanction_reason']}"
+            for e in info["entrants"]
+            if e["sanction_active"] in FOR_GOOD
+        }
+        for pos, why in run.out.items():  # told once, then out of the waiting room
+            member = run.waiting.pop(pos, None)
+            if member is not None:
+                self.waiting_in.pop(member.key, None)
+                self._unpublish(tid, pos, member)
+                self._tell_out(member, why)
         if info["started_at"] is not None and run.started is None:
             run.started = time.monotonic()
         if run.status in ("finished", "cancelled"):
             self._close(run)
         return run
+
+    @staticmethod
+    def _tell_out(member: Any, why: str) -> None:
+        """An entrant banned or disqualified: its tournament is over."""
+        if isinstance(member, KhMember):  # its handler closes the connection
+            member.conn.released.set()
+            return
+        member.peer.send({"type": "error", "code": "tournament_over", "reason": why})
+
+    def presence(self, tid: str, names: list[str]) -> dict[int, str]:
+        """Per entrant position: ``playing`` (at a table of this process), ``waiting`` (in the
+        tournament's lobby, of any process of a cluster), ``connected`` (to this process,
+        elsewhere) or ``offline`` (none of these, as this process sees it)."""
+        run = self.live.get(tid)
+        out: dict[int, str] = {}
+        for pos, name in enumerate(names):
+            keys = (f"bot:{name}", f"kh:{name}")
+            if any(self.hub.running_games(k) for k in keys):
+                out[pos] = "playing"
+            elif run is not None and (pos in run.waiting or pos in run.elsewhere):
+                out[pos] = "waiting"
+            elif any(k in self.hub.online for k in keys):
+                out[pos] = "connected"
+            else:
+                out[pos] = "offline"
+        return out
 
     def _close(self, run: Running) -> None:
         """The tournament is over: tell its waiting entrants, forget it."""
@@ -460,7 +509,7 @@ class TournamentLobby:
             for pos in run.names:
                 if pos in run.waiting:
                     continue
-                if run.spec.house_fill and self._stand_in(run, pos):
+                if pos in run.sanctioned or (run.spec.house_fill and self._stand_in(run, pos)):
                     ready.add(pos)
             if len(ready) <= 1:
                 continue

@@ -220,6 +220,19 @@ def swiss_groups(order: Sequence[int], seats: int) -> list[list[int]]:
     return groups
 
 
+def interval_warnings(spec: TournamentSpec) -> list[str]:
+    """What an organiser should know of the plan's statistics before it is played: with fewer
+    than two distinct deals the vs-field comparison (averaged per deal) has no interval."""
+    deals = spec.deals * (spec.rounds if spec.format == "swiss" else 1)
+    if deals >= 2:
+        return []
+    return [
+        f"{deals} distinct deal(s): the vs-field comparison of duplicate deals has no 95% "
+        "interval (it needs at least 2 deals; use deals >= 2, better 10 or more, or swiss "
+        "rounds)"
+    ]
+
+
 def check_spec(spec: TournamentSpec) -> tuple[Any, str | None, dict[str, Any]]:
     """The resolved rule set, its preset name and its JSON; raises :class:`TournamentError`."""
     try:
@@ -381,6 +394,8 @@ class TournamentStore:
             return int(pos)
 
     def get(self, tid: str) -> dict[str, Any] | None:
+        from cardtable.server.organiser import entrant_json
+
         with self.engine.connect() as conn:
             row = conn.execute(select(tournaments).where(tournaments.c.id == tid)).first()
             if row is None:
@@ -421,6 +436,7 @@ class TournamentStore:
                     "suspended": bool(e.suspended),
                     "suspended_reason": e.suspended_reason,
                 }
+                | entrant_json(e)
                 for e in entrants
             ],
         }
@@ -676,7 +692,9 @@ class TournamentStore:
                 "faults": total,
                 "bans": entrant.bans + (1 if s.taken_over else 0),
             }
-            if not entrant.suspended and total >= spec.suspend_after_faults:
+            # crossing the threshold suspends (an entrant the organiser reinstated past it
+            # is suspended again only by a new crossing: never, so it plays on)
+            if not entrant.suspended and entrant.faults < spec.suspend_after_faults <= total:
                 values["suspended"] = True
                 values["suspended_reason"] = (
                     f"{total} faults (suspension after {spec.suspend_after_faults}); "
@@ -814,15 +832,20 @@ class TournamentStore:
         ).all()
         ids = [r.game_id for r in rows]
         kinds: dict[tuple[str, int], str] = {}
+        versions: dict[tuple[str, int], str | None] = {}
         notes: dict[str, list[tuple[int, str, str, str]]] = {}
         faulted: dict[str, set[int]] = {}
         if ids:
             for s in conn.execute(
-                select(game_seats.c.game_id, game_seats.c.seat, game_seats.c.kind).where(
-                    game_seats.c.game_id.in_(ids)
-                )
+                select(
+                    game_seats.c.game_id,
+                    game_seats.c.seat,
+                    game_seats.c.kind,
+                    game_seats.c.bot_version,
+                ).where(game_seats.c.game_id.in_(ids))
             ).all():
                 kinds[(s.game_id, s.seat)] = s.kind
+                versions[(s.game_id, s.seat)] = s.bot_version
             for f in conn.execute(
                 select(faults).where(faults.c.game_id.in_(ids)).order_by(faults.c.id)
             ).all():
@@ -847,6 +870,9 @@ class TournamentStore:
                 "faults": notes.get(r.game_id, []),
                 # seats placed below every seat without a fault of their own (fair_play)
                 "faulted": sorted(faulted.get(r.game_id, ())),
+                "versions": [
+                    versions.get((r.game_id, s)) for s in range(len(json.loads(r.seating_json)))
+                ],
             }
             for r in rows
         ]
@@ -982,7 +1008,20 @@ def compute_standings(
     rows = standings([*entries, stand_in], outcomes)
     if not used_stand_in:
         rows = rows[:field]
-    return {"field": field, "rows": rows, "entrants": entrants, "counts": counts}
+    # the versions each entrant's client sent (hello), in the order they first played
+    versions: dict[int, list[str]] = {}
+    for g in done:
+        for s, pos in enumerate(g["seating"]):
+            v = (g.get("versions") or [None] * len(g["seating"]))[s]
+            if v and not g["house"][s] and v not in versions.setdefault(pos, []):
+                versions[pos].append(v)
+    return {
+        "field": field,
+        "rows": rows,
+        "entrants": entrants,
+        "counts": counts,
+        "versions": versions,
+    }
 
 
 def _enter(conn: Connection, tid: str, position: int, name: str, player_id: int | None) -> None:
@@ -1007,17 +1046,25 @@ def standings_json(table: Mapping[str, Any]) -> dict[str, Any]:
     rows = []
     for row in table["rows"]:
         e = by_pos.get(row.entry.index)
-        rows.append(_row_json(row, e))
+        rows.append(
+            _row_json(row, e) | {"versions": table.get("versions", {}).get(row.entry.index, [])}
+        )
     rows.sort(
         key=lambda r: (-(r["win_share"] if r["win_share"] is not None else -1), r["position"])
     )
+    # a disqualified entrant leaves the ranking (server/organiser.py); its games stay played
+    disqualified = [r for r in rows if r["sanction"] == "disqualified"]
+    rows = [r for r in rows if r["sanction"] != "disqualified"]
     for rank, r in enumerate(rows, 1):
         r["rank"] = rank
+    for r in disqualified:
+        r["rank"] = None
     return {
         "games_done": counts["done"],
         "games_planned": planned,
         "games_void": counts["void"],
         "rows": rows,
+        "disqualified": disqualified,
     }
 
 
@@ -1040,8 +1087,17 @@ def _row_json(row: Standing, e: Any) -> dict[str, Any]:
         "bans": int(e.bans) if e is not None else 0,
         "suspended": bool(e.suspended) if e is not None else False,
         "suspended_reason": e.suspended_reason if e is not None else None,
+        "sanction": _sanction(e),
+        "sanction_reason": getattr(e, "sanction_reason", None),
         "stand_in": e is None,
     }
+
+
+def _sanction(e: Any) -> str | None:
+    """The organiser's sanction of an entrant row in force now (none for the stand-in)."""
+    from cardtable.server.organiser import active
+
+    return None if e is None else active(e.sanction, e.sanction_until)
 
 
 def standings_csv(table: Mapping[str, Any]) -> str:

@@ -580,9 +580,11 @@ class Store:
         rated: bool,
         instance: str,
         seats: Sequence[tuple[int | None, str, str] | tuple[int | None, str, str, str | None]],
+        versions: Sequence[str | None] = (),
     ) -> None:
         """Store a game that begins: ``seats`` are ``(player_id, name, kind)`` or ``(player_id,
-        name, kind, identity key)`` (a guest's key is kept so an account can claim the seat)."""
+        name, kind, identity key)`` (a guest's key is kept so an account can claim the seat);
+        ``versions`` the bots' versions per seat (from their ``hello``), if any."""
         with self.engine.begin() as conn:
             conn.execute(
                 games.insert().values(
@@ -610,6 +612,7 @@ class Store:
                         "name": entry[1],
                         "kind": entry[2],
                         "guest_key": entry[3] if len(entry) > 3 and entry[2] == "guest" else None,
+                        "bot_version": versions[seat] if seat < len(versions) else None,
                         "faults": 0,
                         "taken_over": False,
                     }
@@ -1147,6 +1150,7 @@ class Store:
                     "score": s.score,
                     "faults": s.faults,
                     "taken_over": s.taken_over,
+                    "bot_version": s.bot_version,
                     "started_at": iso(s.started_at),
                     "ended_at": iso(s.ended_at),
                 }

@@ -89,6 +89,8 @@ game_seats = Table(
     Column("sigma_before", Float, nullable=True),
     Column("mu_after", Float, nullable=True),
     Column("sigma_after", Float, nullable=True),
+    #: The version string the seat's bot sent in ``hello`` (migration 0008); null if none.
+    Column("bot_version", String(64), nullable=True),
     Index("ix_game_seats_player", "player_id"),
     Index("ix_game_seats_guest_key", "guest_key"),
 )
@@ -190,6 +192,11 @@ tournament_entrants = Table(
     Column("bans", Integer, nullable=False, default=0),
     Column("suspended", Boolean, nullable=False, default=False),
     Column("suspended_reason", Text, nullable=True),
+    #: The organiser's sanction (migration 0008, server/organiser.py): ``banned``,
+    #: ``suspended`` (until ``sanction_until``) or ``disqualified``; null when none.
+    Column("sanction", String(16), nullable=True),
+    Column("sanction_until", DateTime(timezone=True), nullable=True),
+    Column("sanction_reason", Text, nullable=True),
     Index("ix_tournament_entrants_name", "tournament_id", "name", unique=True),
 )
 

@@ -255,7 +255,9 @@ function gameRow(bot, g) {
       h("a", { href: `/replay/${id}?at=0&seat=${g.seat}`, class: "small decisions-link" }, "Its decisions"))
     : h("a", { href: `/watch/${id}`, class: "button" }, "Watch");
   return h("tr", { "data-game": g.game_id },
-    h("td", { "data-label": "Game" }, gameTitle(g)),
+    h("td", { "data-label": "Game" }, gameTitle(g),
+      // the version its client sent in hello (cardtable bot: the bot file's hash by default)
+      g.bot_version ? h("span", { class: "tag version", title: "the bot's version in this game" }, g.bot_version) : null),
     h("td", { "data-label": "Lobby" }, g.lobby, g.rated ? h("span", { class: "tag" }, "rated") : null),
     h("td", { "data-label": "Players" }, names.map((n, s) => [s ? ", " : "", nameLink(n, pages[s], s === g.seat)])),
     h("td", { "data-label": "Place", class: "place" }, place, countedPlace(g)),

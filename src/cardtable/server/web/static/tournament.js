@@ -33,13 +33,16 @@ function standingsTable(table) {
     el("th", { scope: "col" }, "Mean place"), el("th", { scope: "col" }, "Faults"),
     el("th", { scope: "col" }, "Bans"));
   const body = el("tbody");
-  for (const r of table.rows) {
+  for (const r of [...table.rows, ...(table.disqualified || [])]) {
     // an entrant is a registered bot: its name leads to its page (the house stand-in has none)
     const name = el("td", {}, r.stand_in ? r.name : el("a", { href: `/bots/${encodeURIComponent(r.name)}` }, r.name));
     if (r.suspended) name.append(el("span", { class: "t-flag", title: r.suspended_reason || "" }, "suspended"));
     if (r.stand_in) name.append(el("span", { class: "t-flag ban" }, "house"));
+    // the versions its client sent (hello), oldest first: which code played
+    if (r.versions && r.versions.length) name.append(el("span", { class: "t-version", title: "bot version(s)" }, r.versions.join(", ")));
+    if (r.sanction) name.append(el("span", { class: "t-flag", title: r.sanction_reason || "" }, r.sanction));
     body.append(el("tr", {},
-      el("td", {}, r.rank), name, el("td", {}, r.games),
+      el("td", {}, r.rank ?? "–"), name, el("td", {}, r.games),
       el("td", {}, pct(r.win_share), " ", el("span", { class: "ci" }, interval(r.win_share_low, r.win_share_high, pct))),
       el("td", {}, num(r.score.mean), " ", el("span", { class: "ci" }, interval(r.score.low, r.score.high, num))),
       el("td", {}, num(r.vs_field.mean, true), " ", el("span", { class: "ci" }, interval(r.vs_field.low, r.vs_field.high, (x) => num(x, true)))),
@@ -48,6 +51,28 @@ function standingsTable(table) {
   }
   return el("div", { class: "t-scroll", tabindex: "0", role: "region", "aria-label": "Standings" },
     el("table", { class: "t-table" }, el("caption", { class: "sr-only" }, "Standings"), el("thead", {}, head), body));
+}
+
+// The field and who of it is connected now (the organiser's view): presence is the API's
+// (waiting for a game, playing, connected elsewhere, offline) and the organiser's sanction.
+function entrantsTable(info) {
+  const body = el("tbody");
+  for (const e of info.entrants) {
+    let standing = "in good standing";
+    if (e.sanction_active === "suspended") standing = `suspended until ${new Date(e.sanction_until).toLocaleString()}`;
+    else if (e.sanction_active) standing = e.sanction_active;
+    else if (e.suspended) standing = "suspended for its faults";
+    body.append(el("tr", { "data-entrant": e.name, "data-presence": e.presence },
+      el("td", {}, e.position + 1),
+      el("td", {}, el("a", { href: `/bots/${encodeURIComponent(e.name)}` }, e.name)),
+      el("td", {}, el("span", { class: `t-presence ${e.presence}` }, e.presence)),
+      el("td", { title: e.sanction_reason || e.suspended_reason || "" }, standing)));
+  }
+  const head = el("tr", {},
+    el("th", { scope: "col" }, "#"), el("th", { scope: "col" }, "Entrant"),
+    el("th", { scope: "col" }, "Presence"), el("th", { scope: "col" }, "Standing"));
+  return el("div", { class: "t-scroll", tabindex: "0", role: "region", "aria-label": "Entrants" },
+    el("table", { class: "t-table t-entrants" }, el("thead", {}, head), body));
 }
 
 function gamesTable(games) {
@@ -102,6 +127,7 @@ async function render() {
   main.replaceChildren(
     el("h1", {}, info.name), facts, progress, actions,
     el("h2", {}, table.frozen ? "Final standings" : "Standings (live)"), standingsTable(table),
+    el("h2", {}, "Entrants"), entrantsTable(info),
     el("h2", {}, "Games"), gamesTable(games.games));
   main.dataset.frozen = table.frozen ? "yes" : "no";
   return table.frozen;

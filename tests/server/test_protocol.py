@@ -107,6 +107,7 @@ def test_schema_document_covers_every_message_and_code() -> None:
         "game_end",
         "error",
         "reconnect",
+        "challenge",
     }
     for code in (
         "bad_json",

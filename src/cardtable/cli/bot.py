@@ -30,7 +30,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--guest", default=None, help="play as a guest with this display name instead")
     p.add_argument("--bot", default="heuristic", help="built-in bot name or path/to/bot.py[:Class]")
     p.add_argument(
-        "--lobby", default="ranked", choices=("ranked", "practice", "private", "tournament")
+        "--lobby",
+        default="ranked",
+        choices=("ranked", "practice", "private", "tournament", "challenge"),
+        help="challenge (without --challenge): wait for other bots' challenges and accept them",
+    )
+    p.add_argument(
+        "--challenge",
+        default=None,
+        metavar="BOT",
+        help="challenge the registered bot BOT to --games games (--game, --rules, --seats; the "
+        "other seats house bots; unrated unless --rated)",
+    )
+    p.add_argument("--rated", action="store_true", help="with --challenge: a rated game")
+    p.add_argument(
+        "--accept-challenges",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="answer other bots' challenges: yes accepts between games, no declines, auto "
+        "(default) accepts in --lobby challenge only",
     )
     p.add_argument(
         "--tournament",
@@ -115,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("a bot needs --name and --token (or $CARDTABLE_TOKEN), or use --guest")
     reports: list[GameReport] = []
     total: int | None = args.games
+    if args.challenge:
+        args.lobby = "challenge"
     if args.tournament:
         args.lobby = "tournament"
         if args.games == 1:
@@ -149,6 +169,9 @@ def run(args: argparse.Namespace) -> int:
             on_result=show,
             tournament=args.tournament,
             version=default_version(args.bot) if args.version_tag is None else args.version_tag,
+            opponent=args.challenge,
+            rated=args.rated,
+            accept_challenges={"auto": None, "yes": True, "no": False}[args.accept_challenges],
         )
     except ServerError as exc:
         if args.tournament and exc.code == "tournament_over":

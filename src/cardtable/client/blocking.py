@@ -65,6 +65,8 @@ def play(
     seed: int = 0,
     on_result: Callable[[GameReport], None] | None = None,
     tournament: str | None = None,
+    opponent: str | None = None,
+    rated: bool = False,
     **options: Any,
 ) -> list[GameReport]:
     """Connect, play ``games`` games of ``game`` in ``lobby`` and return their reports.
@@ -88,6 +90,8 @@ def play(
                 invite=invite,
                 on_result=on_result,
                 tournament=tournament,
+                opponent=opponent,
+                rated=rated,
             )
 
     return asyncio.run(main())

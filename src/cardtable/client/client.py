@@ -73,7 +73,14 @@ FATAL_ERRORS = frozenset(
 )
 #: ``error`` codes that refuse a ``join``: fatal while we wait for a table.
 JOIN_ERRORS = frozenset(
-    {"unknown_game", "bad_join", "unknown_invite", "bad_message", "tournament_over"}
+    {
+        "unknown_game",
+        "bad_join",
+        "unknown_invite",
+        "bad_message",
+        "tournament_over",
+        "challenge_declined",
+    }
 )
 
 #: Close codes after which reconnecting would only be refused again.
@@ -188,6 +195,10 @@ class Client:
     tables refuse a client's own fallback answer) and the client's elsewhere.
     ``version`` (a bot's version string, e.g. a commit or a file hash) goes in the ``hello``:
     the server records it with every game this client plays.
+    ``accept_challenges`` answers another bot's ``challenge`` (docs/protocol.md): ``True``
+    accepts every one (the game is played as one of ``play``'s games), ``False`` declines, a
+    function of the challenge message decides; ``None`` (default) accepts while playing in the
+    ``challenge`` lobby without an opponent (waiting for challenges) and declines elsewhere.
     ``threaded=False`` calls the agent on the event loop: only for agents that answer in
     microseconds (load tests). ``think_ms`` holds every answer back that long (never past the
     deadline): a load test's stand-in for thinking time.
@@ -211,6 +222,7 @@ class Client:
         think_ms: float = 0.0,
         events_in_request: bool = True,
         version: str | None = None,
+        accept_challenges: bool | Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> None:
         self.server = server
         self.hello = messages.hello(
@@ -221,6 +233,7 @@ class Client:
             version=version,
         )
         self.name = guest if guest is not None else name
+        self.accept_challenges = accept_challenges
         self.margin_s = margin_ms / 1000.0
         self.fallback = fallback
         #: Whether our own fallback answers in the current ``play()`` (see ``fallback``).
@@ -481,6 +494,8 @@ class Client:
         stop: asyncio.Event | None = None,
         tournament: str | None = None,
         leave_queue_on_stop: bool = True,
+        opponent: str | None = None,
+        rated: bool = False,
     ) -> list[GameReport]:
         """Join ``lobby`` for ``game`` and play ``games`` games; returns one report per game.
 
@@ -501,6 +516,8 @@ class Client:
             opponents=opponents,
             invite=invite,
             tournament=tournament,
+            opponent=opponent,
+            rated=rated,
         )
         self._join = join
         self._stop = stop
@@ -640,11 +657,32 @@ class Client:
             log.info("%s: the server asks us to reconnect: %s", self.name, message.get("reason"))
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 self._asked_wait = min(60.0, max(0.0, float(message["after_ms"]) / 1000.0))
+        elif kind == "challenge":
+            await self._send(
+                messages.answer_challenge(str(message["challenge_id"]), self._accepts(message))
+            )
         elif kind in ("waiting", "table", "welcome"):
             log.debug("%s: %s %s", self.name, kind, message)
         else:
             log.debug("%s: ignoring unknown message type %r", self.name, kind)
         return None
+
+    def _accepts(self, challenge: Mapping[str, Any]) -> bool:
+        """Whether to accept ``challenge`` (see ``accept_challenges``)."""
+        rule = self.accept_challenges
+        if callable(rule):
+            return bool(rule(challenge))
+        if rule is not None:
+            return rule
+        join = self._join or {}
+        accept = join.get("lobby") == "challenge" and "opponent" not in join
+        log.info(
+            "%s: %s challenge from %s",
+            self.name,
+            "accept" if accept else "decline",
+            challenge.get("from"),
+        )
+        return accept
 
     def _on_event(self, seat: SeatState, message: Mapping[str, Any]) -> None:
         if message.get("game_id") == seat.game_id:

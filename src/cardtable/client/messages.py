@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 PROTOCOL_VERSION = 1
 
 #: The lobbies a client may join.
-LOBBIES = ("ranked", "practice", "private", "tournament")
+LOBBIES = ("ranked", "practice", "private", "tournament", "challenge")
 
 
 class ProtocolError(RuntimeError):
@@ -96,9 +96,13 @@ def join(
     opponents: str | None = None,
     invite: str | None = None,
     tournament: str | None = None,
+    opponent: str | None = None,
+    rated: bool = False,
 ) -> dict[str, Any]:
     """Ask for a seat: ``rules`` is a preset name (``None``: the game's default); the
-    ``tournament`` lobby takes the tournament's id."""
+    ``tournament`` lobby takes the tournament's id; the ``challenge`` lobby the ``opponent``
+    (a registered bot) to challenge, or none to wait for challenges. ``rated`` asks for a rated
+    practice table or challenge."""
     if lobby not in LOBBIES:
         raise ValueError(f"unknown lobby {lobby!r} (known: {', '.join(LOBBIES)})")
     message: dict[str, Any] = {"type": "join", "lobby": lobby, "game": game}
@@ -112,7 +116,16 @@ def join(
         message["invite"] = invite
     if tournament is not None:
         message["tournament"] = tournament
+    if opponent is not None:
+        message["opponent"] = opponent
+    if rated:
+        message["rated"] = True
     return message
+
+
+def answer_challenge(challenge_id: str, accept: bool) -> dict[str, Any]:
+    """Accept (the game starts) or decline a ``challenge`` the server sent us."""
+    return {"type": "join", "lobby": "challenge", "accept" if accept else "decline": challenge_id}
 
 
 def action(game_id: str, request_id: Any, action: Any) -> dict[str, Any]:

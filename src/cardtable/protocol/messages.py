@@ -27,7 +27,7 @@ VALIDATOR = (
 )
 #: Frames larger than this (in UTF-8 bytes) are refused with ``too_large``.
 MAX_FRAME_BYTES = 64 * 1024
-LOBBIES = ("ranked", "practice", "private", "tournament")
+LOBBIES = ("ranked", "practice", "private", "tournament", "challenge")
 
 #: Every ``error``/``rejected`` code and what it means (also in docs/protocol.md).
 ERROR_CODES: dict[str, str] = {
@@ -54,7 +54,9 @@ ERROR_CODES: dict[str, str] = {
     "unknown_game": "no such game, rule set or bot",
     "bad_join": "the join cannot be served (wrong lobby for this identity, full table...)",
     "unknown_invite": "no open private table has this invite code",
-    "tournament_over": "the tournament is finished or cancelled: no more games to join",
+    "tournament_over": "the tournament is finished or cancelled (or the organiser banned or "
+    "disqualified you from it): no more games to join",
+    "challenge_declined": "the bot you challenged declined, or did not answer in time",
     "busy": "this connection is already queued or seated",
     "replaced": "the same identity connected again; this connection is closed",
     "shutdown": "the server is shutting down",
@@ -176,7 +178,10 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "(opponents = a house bot name or one per seat), unrated unless rated: true. private: "
         "create a table (create) or join one (invite), or play a game that just ended again "
         "with the same seats and rules (again: its game_id). tournament: wait for the next "
-        "game of a tournament (tournament = its id); join again after each game.",
+        "game of a tournament (tournament = its id); join again after each game. challenge: "
+        "challenge the registered bot opponent (house bots fill the other seats; unrated "
+        "unless rated: true), answer a challenge (accept or decline: its challenge_id), or, "
+        "with neither, wait for challenges.",
         {
             "lobby": {"enum": list(LOBBIES)},
             "game": {"type": "string", "minLength": 1, "maxLength": 32},
@@ -204,6 +209,19 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
             },
             "pace": _PACE,
             "spectator_delay_ms": _SPECTATOR_DELAY,
+            "opponent": {**_NAME, "description": "challenge: the registered bot to challenge"},
+            "accept": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 32,
+                "description": "challenge: accept this challenge_id (the game starts)",
+            },
+            "decline": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 32,
+                "description": "challenge: decline this challenge_id",
+            },
             "create": {
                 "type": "object",
                 "properties": {
@@ -345,6 +363,21 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
             "games": {"type": "array", "items": {"type": "string"}},
         },
         ["protocol", "server_version", "you", "games"],
+    ),
+    "challenge": _message(
+        "challenge",
+        "Another bot challenges you (sent at once when you are connected and not playing, "
+        "else at your next join). Answer with join {lobby: challenge, accept: challenge_id} "
+        "or {..., decline: challenge_id}.",
+        {
+            "challenge_id": {"type": "string"},
+            "from": {"type": "string", "description": "the challenging bot"},
+            "game": {"type": "string"},
+            "rules": {"type": "string", "description": "a preset name, or custom"},
+            "seats": {"type": "integer", "minimum": 2},
+            "rated": {"type": "boolean"},
+        },
+        ["challenge_id", "from", "game", "rules", "seats", "rated"],
     ),
     "waiting": _message(
         "waiting",

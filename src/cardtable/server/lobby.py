@@ -27,6 +27,7 @@ from cardtable.core import GameSpec, game_names, game_spec
 from cardtable.core.registry import OutsideBot, bot_refusal
 from cardtable.server import fair_play, oplog
 from cardtable.server import ratings as rating_math
+from cardtable.server.challenges import Challenges
 from cardtable.server.config import Settings
 from cardtable.server.departure import server_ended
 from cardtable.server.metrics import ServerMetrics
@@ -162,6 +163,8 @@ class Hub:
         self.tournaments = TournamentLobby(self)
         #: The process is stopping: the connections it closes cost no fault (departure.py).
         self.leaving = False
+        #: Direct challenges between bots (challenges.py).
+        self.challenges = Challenges(self)
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -208,7 +211,7 @@ class Hub:
     def house_bots(self, spec: GameSpec) -> list[str]:
         """The built-in bots a table may seat: every one this install can build (``learned``
         needs numpy). Some fit some tables only (``learned``: its weights' tables): a join
-        asking for one elsewhere is refused with the bot's reason (:meth:`_check_bots`)."""
+        asking for one elsewhere is refused with the bot's reason (:meth:`check_bots`)."""
         return [name for name in spec.bots if not _missing(spec.bots[name])]
 
     def house_bot(self, spec: GameSpec) -> str:
@@ -241,6 +244,7 @@ class Hub:
         self._unqueue(member_key, peer)
         self.tournaments.forget(member_key)
         excused = server_ended(self, peer)
+        self.challenges.withdraw(member_key)
         if self.cluster is not None:
             self.cluster.forget(member_key, peer, excused=excused)
         self._leave_private(member_key, peer)
@@ -253,7 +257,7 @@ class Hub:
 
     # -- joining ----------------------------------------------------------------------------
 
-    def _spec_and_rules(
+    def spec_and_rules(
         self, game: str | None, rules: str | Mapping[str, Any] | None, *, presets_only: bool
     ) -> tuple[GameSpec, Any, str | None]:
         name = game or "kuhhandel"
@@ -300,10 +304,19 @@ class Hub:
                 cluster.resume(member.peer, None, 0)  # type: ignore[arg-type]
                 return
         lobby = message["lobby"]
+        self.challenges.deliver(member)  # challenges waiting for this bot: at its next join
+        if lobby == "challenge":
+            await self.challenges.join(member, message)
+            return
+        self.challenges.listening.discard(member.key)
         if lobby == "tournament":
             await self.tournaments.join(member, message)
             return
-        if self.busy(member.key) or member.key in self.tournaments.waiting_in:
+        if (
+            self.busy(member.key)
+            or member.key in self.tournaments.waiting_in
+            or self.challenges.waiting(member.key)
+        ):
             raise JoinError("busy", "already queued, at a private table or playing a game")
         if lobby == "ranked":
             await self._join_ranked(member, message)
@@ -315,7 +328,7 @@ class Hub:
     async def _join_ranked(self, member: Member, message: Mapping[str, Any]) -> None:
         if member.kind != "bot" or member.player_id is None:
             raise JoinError("bad_join", "the ranked lobby is for registered bots (POST /api/bots)")
-        spec, _rules, rules_name = self._spec_and_rules(
+        spec, _rules, rules_name = self.spec_and_rules(
             message.get("game"), message.get("rules"), presets_only=True
         )
         assert rules_name is not None
@@ -354,7 +367,7 @@ class Hub:
         )
 
     async def _join_practice(self, member: Member, message: Mapping[str, Any]) -> None:
-        spec, rules, rules_name = self._spec_and_rules(
+        spec, rules, rules_name = self.spec_and_rules(
             message.get("game"), message.get("rules"), presets_only=False
         )
         low, high = spec.seat_range(rules)
@@ -370,7 +383,7 @@ class Hub:
             bots = list(opponents)
             if len(bots) != seats - 1:
                 raise JoinError("bad_join", f"give one opponent per other seat ({seats - 1})")
-        self._check_bots(spec, bots, rules, seats)
+        self.check_bots(spec, bots, rules, seats)
         pace, delay_ms = _pace_options(message)
         rated = _rated_option(message, member)
         await self.start_table(
@@ -382,7 +395,7 @@ class Hub:
             bots,
             rated=rated,
             shuffle=True,
-            house_players=await self._house_identities(bots) if rated else None,
+            house_players=await self.house_identities(bots) if rated else None,
             pace=pace,
             spectator_delay_ms=delay_ms,
         )
@@ -412,7 +425,7 @@ class Hub:
             await self._private_changed(table)
             return
         create = dict(create or {})
-        spec, rules, rules_name = self._spec_and_rules(
+        spec, rules, rules_name = self.spec_and_rules(
             message.get("game"), create.get("rules", message.get("rules")), presets_only=False
         )
         low, high = spec.seat_range(rules)
@@ -422,7 +435,7 @@ class Hub:
         bots = list(create.get("bots") or [])
         if len(bots) > seats - 1:
             raise JoinError("bad_join", "leave at least one seat for the creator")
-        self._check_bots(spec, bots, rules, seats)
+        self.check_bots(spec, bots, rules, seats)
         quiet_ms = create.get("quiet_ms")
         if quiet_ms is not None and (type(quiet_ms) is not int or not 500 <= quiet_ms <= 60000):
             raise JoinError("bad_join", "quiet_ms is a whole number of ms from 500 to 60000")
@@ -472,7 +485,7 @@ class Hub:
                 table.bots,
                 rated=table.rated,
                 shuffle=True,
-                house_players=await self._house_identities(table.bots) if table.rated else None,
+                house_players=await self.house_identities(table.bots) if table.rated else None,
                 extra_meta={"invite": table.invite, "listed": table.listed},
                 pace=table.pace,
                 spectator_delay_ms=table.spectator_delay_ms,
@@ -527,7 +540,7 @@ class Hub:
         self.private_of[member.key] = code
         await self._private_changed(table)
 
-    async def _house_identities(self, bots: list[str]) -> list[Identity]:
+    async def house_identities(self, bots: list[str]) -> list[Identity]:
         """Stored identities for the house seats of a rated practice or private table, in the
         order of ``bots``: ``house-BOT-1``, ``house-BOT-2``... per bot (as in ranked)."""
         wanted: dict[str, int] = {}
@@ -541,7 +554,7 @@ class Hub:
             taken[bot] = taken.get(bot, 0) + 1
         return out
 
-    def _check_bots(self, spec: GameSpec, bots: list[str], rules: Any, seats: int) -> None:
+    def check_bots(self, spec: GameSpec, bots: list[str], rules: Any, seats: int) -> None:
         for bot in bots:
             # only built-in names: a client must never make the server import a file
             if bot not in self.house_bots(spec):
@@ -556,6 +569,7 @@ class Hub:
         """``leave``: out of the queue or private table; from running games (fallback plays)."""
         self._unqueue(member.key, member.peer)
         self.tournaments.forget(member.key)
+        self.challenges.withdraw(member.key)
         if self.cluster is not None:
             self.cluster.leave(member)
         self._leave_private(member.key, member.peer)

@@ -18,3 +18,7 @@ os.environ.pop("CARDTABLE_COMPILED_ENGINE", None)
 TESTS = str(Path(__file__).parent)
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
+
+# Servers the tests start as processes (cardtable serve) queue a new bot in the ranked lobby at
+# once; the validation game before its first ranked one is tested in test_validation.py.
+os.environ.setdefault("CARDTABLE_VALIDATION_GAMES", "false")

@@ -49,6 +49,8 @@ def fast_settings(db: str, **overrides: Any) -> Settings:
         # decision in the plain build; these tests are about the server, the bots' own tests
         # are about their strength
         house_bots={"kuhhandel": "heuristic", "cunegonda": "heuristic"},
+        # a new bot's validation game before its first ranked one: test_validation.py
+        validation_games=False,
     )
     for key, value in overrides.items():
         setattr(settings, key, value)

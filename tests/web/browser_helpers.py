@@ -64,6 +64,8 @@ def run_server(db_dir: Path, **overrides: Any) -> Iterator[WebServer]:
         "away_pace": "instant",
         "pace_scale": 0.0,
         "log_level": "warning",
+        # a new bot's validation game before its first ranked one: tests/server
+        "validation_games": False,
     }
     values.update(overrides)
     settings = Settings(**values)

@@ -18,6 +18,7 @@ from cardtable.protocol import PROTOCOL_VERSION, schema_document
 from cardtable.protocol.schema import selected_validator
 from cardtable.server.lobby import Hub
 from cardtable.server.store.db import NameError_, Store
+from cardtable.server.validation import validated_games
 
 router = APIRouter(prefix="/api")
 
@@ -111,9 +112,12 @@ def create_bot(body: NewBot, request: Request) -> Any:
 
 @router.get("/bots/{name}", summary="A bot's games, ratings, rating history and faults")
 def bot(name: str, request: Request) -> dict[str, Any]:
-    detail = _store(request).bot_detail(name)
+    store = _store(request)
+    detail = store.bot_detail(name)
     if detail is None:
         raise HTTPException(404, f"no bot {name!r}")
+    # the games it may play ranked: it finished a validation game of each (validation.py)
+    detail["validated"] = validated_games(store.engine, name)
     return detail
 
 

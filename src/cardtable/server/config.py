@@ -53,6 +53,9 @@ class Settings:
     #: The organiser's token: ``Authorization: Bearer TOKEN`` on ``POST /api/tournaments`` and
     #: the pause/resume/cancel calls (docs/competitions.md). Empty: no one can organise.
     admin_token: str = ""
+    #: A new bot plays one unrated validation game against house bots before its first ranked
+    #: one (server/validation.py); false: it is queued at once.
+    validation_games: bool = True
     #: Per-decision deadline for bots and for people.
     deadline_ms: int = 2000
     person_deadline_ms: int = 60000

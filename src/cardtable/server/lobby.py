@@ -34,6 +34,7 @@ from cardtable.server.metrics import ServerMetrics
 from cardtable.server.store.db import Identity, Store
 from cardtable.server.table import PACES, PEOPLE, Peer, SeatState, Table, TableSetup
 from cardtable.server.tournament_lobby import TournamentLobby
+from cardtable.server.validation import validate_first
 
 if TYPE_CHECKING:
     from cardtable.server.cluster import Cluster
@@ -335,6 +336,8 @@ class Hub:
         if rules_name not in self.ranked_rules(spec):
             offered = ", ".join(self.ranked_rules(spec))
             raise JoinError("bad_join", f"{rules_name!r} is not ranked here (ranked: {offered})")
+        if await validate_first(self, member, spec, _rules, rules_name):
+            return  # a new bot's unrated validation game first (validation.py)
         loop = asyncio.get_running_loop()
         pid = member.player_id
         refusal = await loop.run_in_executor(

@@ -105,6 +105,7 @@ function build(main, bot) {
     h("p", { class: "lead" }, `A ${kind}${bot.created_at ? `, ${person ? "joined" : "registered"} ${when(bot.created_at)}` : ""}. `,
       `${plural(bot.games.length, "game")} shown (the newest first), ${plural(faultTotal, "fault")} in all.`),
     bot.suspended ? h("p", { class: "error", role: "status" }, `Suspended until ${when(bot.suspended_until)}: ${bot.suspension_reason || "too many games taken over"}.`) : null,
+    bot.kind === "bot" ? validationNote(bot) : null,
     faultCounts(bot),
     ratingsSection(bot),
     winShareSection(bot),
@@ -237,6 +238,15 @@ function countedPlace(g) {
   const seats = g.seats || (g.names || []).length;
   return h("span", { class: "counted-place small", "data-rating-place": String(g.rating_place) },
     h("br"), `counted as ${ordinal(g.rating_place)} of ${seats}: its own faults place it below every player without one`);
+}
+
+/** Whether a registered bot played its unrated validation game (server/validation.py). */
+function validationNote(bot) {
+  const games = bot.validated || [];
+  return h("p", { class: "small muted validation", "data-validated": games.join(",") },
+    games.length
+      ? `Validated for ranked play: ${games.join(", ")} (an unrated validation game finished without being taken over, or ranked games played).`
+      : "Not validated yet: its first ranked join plays an unrated validation game against house bots; it is queued once it finishes one without being taken over.");
 }
 
 function gameRow(bot, g) {

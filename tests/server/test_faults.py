@@ -264,7 +264,11 @@ def test_repeated_faults_hand_the_game_to_the_fallback_and_then_suspend(
         assert "invalid_action" in info["suspension_reason"]
         assert {f["code"] for f in info["faults"]} == {"invalid_action"}
         with Wire(server.ws) as wire:
-            reply = wire.hello_bot("sloppy", token)
+            # it connects (it may play the tournaments it entered: docs/competitions.md §6),
+            # but may not join another lobby
+            assert wire.hello_bot("sloppy", token)["type"] == "welcome"
+            wire.send({"type": "join", "lobby": "ranked", "game": "kuhhandel"})
+            reply = wire.expect("error", "waiting", "game_start")
             assert reply["code"] == "suspended" and "repeated faults" in reply["reason"]
 
 

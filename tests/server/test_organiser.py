@@ -12,9 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 
 from cardtable.cli import main as cardtable
+from cardtable.client import ServerError, play
 from cardtable.server.organiser import active
+from cardtable.server.store import Store
+from cardtable.server.store.models import players
 from loopback import LOOPBACK
 from server.test_tournament import enter, play_out
 from server.wire import RunningServer, db_url, fast_settings, running_server
@@ -211,3 +215,31 @@ def test_suspend_then_reinstate_with_presence(
     rows = {r["name"]: r for r in server.get(f"/api/tournaments/{tid}/standings")["rows"]}
     assert rows["sz"]["games"] == own and rows["house stand-in"]["games"] == house
     assert rows["sz"]["sanction"] is None
+
+
+def test_a_ladder_suspension_does_not_lock_an_entrant_out(server: RunningServer) -> None:
+    """A bot suspended from the ladder connects and plays the tournament it entered itself
+    (the tournament uses its own sanctions only); its ranked join is refused."""
+    names = ["ls0", "ls1", "ls2"]
+    tokens = {n: server.register(n) for n in names}
+    store = Store(server.settings.db)
+    with store.engine.begin() as conn:
+        conn.execute(
+            update(players)
+            .where(players.c.name == "ls0")
+            .values(
+                suspended_until=datetime.now(UTC) + timedelta(minutes=10),
+                suspended_reason="taken over in 3 of its last 5 games",
+            )
+        )
+    assert server.get("/api/bots/ls0")["suspended"] is True
+    with pytest.raises(ServerError) as refused:
+        play(server.ws, "ls0", tokens["ls0"], "random", lobby="ranked")
+    assert refused.value.code == "suspended"
+    t = organise(
+        server, name="ladder", seats=3, entrants=names, deals=1, quiet_ms=40, house_fill=False
+    )
+    info, outcomes = play_out(server, t["id"], tokens, bot="random")
+    assert info["games"]["done"] == 3
+    assert all(o.get("error") == "tournament_over" for o in outcomes), outcomes
+    assert house_seats(server, t["id"], "ls0") == (0, 3)

@@ -49,8 +49,9 @@ ERROR_CODES: dict[str, str] = {
     "illegal_action": "the action is well formed but the rules do not allow it now",
     "invalid_action": "the action is malformed for this request",
     "timeout": "the deadline and the time bank ran out",
-    "suspended": "this bot is suspended for repeated faults (at hello, at a ranked join, or "
-    "taken out of the ranked queue; the reason says until when; see GET /api/bots/{name})",
+    "suspended": "this bot is suspended for repeated faults: a join of any lobby but a "
+    "tournament's is refused, and a queued bot is taken out of the ranked queue (the reason "
+    "says until when; see GET /api/bots/{name})",
     "unknown_game": "no such game, rule set or bot",
     "bad_join": "the join cannot be served (wrong lobby for this identity, full table...)",
     "unknown_invite": "no open private table has this invite code",
@@ -534,7 +535,7 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
     "error": _message(
         "error",
         "Something was refused. Fatal codes (bad_json after hello is not fatal; bad_token, "
-        "throttled, bad_name, unsupported_protocol, too_large, flood, suspended, replaced, and "
+        "throttled, bad_name, unsupported_protocol, too_large, flood, replaced, and "
         "not_hello before hello, are) close the connection.",
         {"code": {"enum": list(ERROR_CODES)}, "reason": {"type": "string"}},
         ["code", "reason"],

@@ -14,6 +14,7 @@ import logging
 import secrets
 import time
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -84,6 +85,8 @@ class Session:
         self.push_observations = False
         #: A bot's version from its ``hello`` (recorded per game and seat), ``None`` if none.
         self.bot_version: str | None = None
+        #: A bot's ladder suspension as of its ``hello``: until when, and the refusal's reason.
+        self.suspension: tuple[datetime, str] | None = None
         settings = hub.settings
         self._tokens = float(settings.flood_burst)
         self._rate = settings.flood_rate
@@ -397,13 +400,14 @@ class Session:
                     await throttle.failed(name, token, self.address)
                 self.fatal("bad_token", f"unknown bot {name!r} or wrong token")
                 return
+            # a suspended bot connects: it may play the tournaments it entered (they use their
+            # own sanctions only), every other join is refused (organiser.ladder_suspension)
             if identity.suspended_until is not None and identity.suspended_until > now():
-                self.fatal(
-                    "suspended",
+                self.suspension = (
+                    identity.suspended_until,
                     f"{name} is suspended until {identity.suspended_until.isoformat()}: "
                     f"{identity.suspended_reason}",
                 )
-                return
             self.member = Member(self, f"bot:{name}", name, "bot", identity.id)
             self.bot_version = str(message.get("version") or "")[:64] or None
             you = {"name": name, "kind": "bot"}

@@ -31,6 +31,7 @@ from cardtable.server.challenges import Challenges
 from cardtable.server.config import Settings
 from cardtable.server.departure import server_ended
 from cardtable.server.metrics import ServerMetrics
+from cardtable.server.organiser import ladder_suspension
 from cardtable.server.store.db import Identity, Store
 from cardtable.server.table import PACES, PEOPLE, Peer, SeatState, Table, TableSetup
 from cardtable.server.tournament_lobby import TournamentLobby
@@ -305,6 +306,9 @@ class Hub:
                 cluster.resume(member.peer, None, 0)  # type: ignore[arg-type]
                 return
         lobby = message["lobby"]
+        refusal = ladder_suspension(member.peer) if lobby != "tournament" else None
+        if refusal is not None:  # tournaments use their own sanctions only (organiser.py)
+            raise JoinError("suspended", refusal)
         self.challenges.deliver(member)  # challenges waiting for this bot: at its next join
         if lobby == "challenge":
             await self.challenges.join(member, message)

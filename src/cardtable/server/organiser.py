@@ -17,8 +17,9 @@ organisers:
   (``suspend_after_faults``); the faults counted so far stay, and a new automatic suspension
   needs the count to cross the threshold again.
 
-Tournaments use only their own sanctions: a bot's ranked suspension (``players``) is never read
-at a tournament's seating.
+Tournaments use only their own sanctions: a bot's ladder suspension (``players``) is never read
+at a tournament's seating, and a suspended bot connects; only its joins of other lobbies are
+refused (:func:`ladder_suspension`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,15 @@ class SanctionRequest(BaseModel):
         default=None, gt=0, le=525_600, description="suspend: for how long (required)"
     )
     reason: str = Field(default="", max_length=200, description="shown with the sanction")
+
+
+def ladder_suspension(peer: Any, at: datetime | None = None) -> str | None:
+    """Why the bot of connection ``peer`` may not join a lobby other than a tournament's: its
+    ladder suspension (read at its ``hello``) while it lasts, else ``None``."""
+    suspension = getattr(peer, "suspension", None)
+    if suspension is None or _aware(suspension[0]) <= (at or now()):
+        return None
+    return str(suspension[1])
 
 
 def active(sanction: str | None, until: datetime | None, at: datetime | None = None) -> str | None:

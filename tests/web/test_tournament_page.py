@@ -100,3 +100,58 @@ def test_standings_page_and_archive(organised: WebServer, browser: Any) -> None:
         assert not tab.errors, tab.errors
     finally:
         page.context.close()
+
+
+def test_the_organisers_page_shows_presence(organised: WebServer, browser: Any) -> None:
+    """Two of three entrants enter and wait (the third never comes, no house bot stands in):
+    the page's Entrants table says waiting for them and offline for it, and a ban by the
+    organiser shows on it."""
+    server = organised
+    names = ["here-ann", "here-bob", "away-cid"]
+    tokens = {
+        n: LOOPBACK.post(f"{server.url}/api/bots", json={"name": n}).json()["token"] for n in names
+    }
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    r = LOOPBACK.post(
+        f"{server.url}/api/tournaments",
+        json={"name": "Presence cup", "seats": 3, "entrants": names, "house_fill": False},
+        headers=admin,
+        timeout=10,
+    )
+    assert r.status_code == 201, r.text
+    tid = r.json()["id"]
+    ws = server.url.replace("http://", "ws://") + "/ws"
+
+    def enter(name: str) -> None:
+        with contextlib.suppress(ServerError):  # tournament_over (cancelled) ends it
+            play(ws, name, tokens[name], "random", games=100, lobby="tournament", tournament=tid)
+
+    threads = [threading.Thread(target=enter, args=(n,), daemon=True) for n in names[:2]]
+    for t in threads:
+        t.start()
+    tab = open_tab(browser)
+    page = tab.page
+    try:
+        page.goto(f"{server.url}/tournaments/{tid}")
+        page.get_by_role("heading", name="Entrants").wait_for()
+        for n in names[:2]:  # the page reads the API again every 3 s
+            page.locator(f'tr[data-entrant="{n}"][data-presence="waiting"]').wait_for(
+                timeout=30_000
+            )
+        away = page.locator('tr[data-entrant="away-cid"]')
+        assert away.get_attribute("data-presence") == "offline"
+        assert "in good standing" in away.inner_text()
+        r = LOOPBACK.post(
+            f"{server.url}/api/tournaments/{tid}/entrants/away-cid/ban",
+            json={"reason": "never came"},
+            headers=admin,
+            timeout=10,
+        )
+        assert r.status_code == 200, r.text
+        page.locator('tr[data-entrant="away-cid"]', has_text="banned").wait_for(timeout=30_000)
+        assert not tab.errors, tab.errors
+    finally:
+        page.context.close()
+        LOOPBACK.post(f"{server.url}/api/tournaments/{tid}/cancel", headers=admin, timeout=10)
+        for t in threads:
+            t.join(timeout=20)

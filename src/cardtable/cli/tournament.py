@@ -225,6 +225,7 @@ def summary(info: dict[str, Any], table: dict[str, Any]) -> None:
         t.add_column(col, justify="left" if col in ("entrant", "presence") else "right")
     t.add_column("faults / bans", justify="right")
     t.add_column("standing")
+    t.add_column("versions")
 
     def pct(x: float | None) -> str:
         return "–" if x is None else f"{100 * x:.1f}%"
@@ -246,9 +247,10 @@ def summary(info: dict[str, Any], table: dict[str, Any]) -> None:
             "–" if r["mean_place"] is None else f"{r['mean_place']:.2f}",
             f"{r['faults']} / {r['bans']}",
             _sanction_text(e) if e else "stands in",
+            ", ".join(r.get("versions", [])),
         )
     shown = {r["name"] for r in [*table["rows"], *table.get("disqualified", [])]}
     for name, e in entrants.items():  # entered, no game yet
         if name not in shown:
-            t.add_row("", name, e.get("presence", ""), "0", "", "", "", "", _sanction_text(e))
+            t.add_row("", name, e.get("presence", ""), "0", "", "", "", "", _sanction_text(e), "")
     console.print(t)

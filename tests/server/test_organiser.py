@@ -5,7 +5,9 @@ the API and the status summary; the warning for a plan without a vs-field interv
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -158,6 +160,10 @@ def test_ban_and_disqualify_hand_the_games_to_the_house(
     assert table["disqualified"][0]["rank"] is None
     assert house_seats(server, tid, "od") == (9, 0)
     assert house_seats(server, tid, "oc") == (9, 0)
+    # the archive's CSV lists the disqualified entrant last, unranked
+    r = LOOPBACK.get(f"{server.http}/api/tournaments/{tid}/archive", timeout=30)
+    csv_rows = zipfile.ZipFile(io.BytesIO(r.content)).read("standings.csv").decode().splitlines()
+    assert csv_rows[-1].startswith(",oc,0,")
 
 
 def test_suspend_then_reinstate_with_presence(

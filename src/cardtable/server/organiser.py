@@ -68,7 +68,7 @@ def active(sanction: str | None, until: datetime | None, at: datetime | None = N
     return sanction
 
 
-def stands_in(entrant: dict[str, Any], at: datetime | None = None) -> bool:
+def stands_in(entrant: dict[str, Any]) -> bool:
     """Whether the house bot plays the games of ``entrant`` (a row of ``TournamentStore.get``)
     that start now: suspended automatically, or sanctioned by the organiser."""
     return bool(entrant.get("suspended")) or entrant.get("sanction_active") is not None

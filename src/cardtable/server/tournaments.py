@@ -1124,7 +1124,7 @@ def standings_csv(table: Mapping[str, Any]) -> str:
             "suspended",
         ]
     )
-    for r in table["rows"]:
+    for r in [*table["rows"], *table.get("disqualified", [])]:
         w.writerow(
             [
                 r["rank"],

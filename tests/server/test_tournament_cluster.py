@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from cardtable import __version__
 from loopback import LOOPBACK
 
 # the cluster cup and its Kuh-Handel client (see tests/compat/test_tournament_pyhandel.py for why)
@@ -174,6 +175,8 @@ def test_a_tournament_seats_entrants_of_two_processes_at_one_table(
             hosts = [cup.process_name(h) for h in meta["seat_hosts"]]
             # two entrants of each process at every table, whichever process ran it
             assert sorted(hosts) == ["s0", "s0", "s1", "s1"], meta
+            # every seat's version (cardtable bot's default for a built-in bot), relayed or not
+            assert meta["bot_versions"] == [f"random@cardtable-{__version__}"] * 4, meta
         cup.frozen_standings(office.http, tid)
     finally:
         shared.close()

@@ -105,7 +105,15 @@ Op = tuple[Any, ...]
 class RelayPeer:
     """A client connected to another process, as a table on this one sees it (a ``Peer``)."""
 
-    __slots__ = ("cid", "cluster", "events_in_request", "key", "push_observations", "run")
+    __slots__ = (
+        "bot_version",
+        "cid",
+        "cluster",
+        "events_in_request",
+        "key",
+        "push_observations",
+        "run",
+    )
 
     def __init__(
         self, cluster: Cluster, run: str, cid: str, key: str, eir: bool, push: bool
@@ -116,6 +124,8 @@ class RelayPeer:
         self.key = key
         self.events_in_request = eir
         self.push_observations = push
+        #: the bot's hello version, where the seat's owner passed it on (a tournament's room)
+        self.bot_version: str | None = None
 
     def send(self, message: Mapping[str, Any]) -> None:
         ended = message.get("game_id") if message.get("type") == "game_end" else None

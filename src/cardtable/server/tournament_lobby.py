@@ -290,6 +290,7 @@ class TournamentLobby:
             entry |= {
                 "eir": bool(getattr(member.peer, "events_in_request", False)),
                 "push": bool(getattr(member.peer, "push_observations", False)),
+                "version": getattr(member.peer, "bot_version", None),
             }
         cluster.later("hset", self._room(tid), str(pos), orjson.dumps(entry).decode())
 
@@ -618,6 +619,7 @@ class TournamentLobby:
                 relay = cluster._relay(
                     entry["run"], entry["conn"], entry["key"], entry["eir"], entry["push"]
                 )
+                relay.bot_version = entry.get("version")
                 protocols.append("native")
                 hosts.append(str(entry["run"]))
                 seats.append(

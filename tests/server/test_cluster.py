@@ -245,6 +245,10 @@ def test_three_processes_one_competition_survive_sigkill(
             assert json.loads(row.result_json)["places"] == list(report.result.places)
             record = json.loads(row.record_json)
             assert record["meta"]["game_id"] == report.game_id
+            # each bot's hello version, whichever process held its seat (relayed or not)
+            versions = record["meta"]["bot_versions"]
+            for seat, seated in enumerate(record["names"]):
+                assert versions[seat] == (f"{seated}-v1" if seated in tokens else None), record
     # nothing is left running (the killed processes' games were reaped, never counted twice)
     assert {r.status for r in rows.values()} <= {"finished", "aborted"}
     assert any(r.status == "aborted" for r in rows.values()), "no kill hit a running game"
@@ -295,6 +299,7 @@ async def _play_and_kill(
             token=tokens[name],
             threaded=False,
             backoff=Backoff(first=0.2, most=1.0, give_up_after=60.0, attempts=200),
+            version=f"{name}-v1",
         )
         clients[name] = client
         async with client:

@@ -726,6 +726,7 @@ class Cluster:
             "conn": session.cid,
             "eir": session.events_in_request,
             "push": session.push_observations,
+            "version": getattr(session, "bot_version", None),
         }
         name = f"{self.p}:q:{queue[0]}:{queue[1]}"
         pipe = self.redis.pipeline(transaction=False)
@@ -796,6 +797,7 @@ class Cluster:
             peer = self._relay(
                 entry["run"], entry["conn"], entry["key"], entry["eir"], entry["push"]
             )
+            peer.bot_version = entry.get("version")
         return Member(peer, entry["key"], entry["name"], "bot", entry["player_id"])
 
     async def seat(

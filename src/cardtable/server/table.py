@@ -383,12 +383,6 @@ class Table:
     def running(self) -> bool:
         return self._running
 
-    @property
-    def bot_versions(self) -> list[str | None]:
-        """Per seat, the version its bot's client sent in ``hello`` (``None``: none sent, or
-        not a bot's seat)."""
-        return [getattr(s.conn, "bot_version", None) for s in self.seats]
-
     async def run(self) -> Result:
         """Store the start, play to the end, store the end; returns the result.
 
@@ -397,6 +391,11 @@ class Table:
         loop = asyncio.get_running_loop()
         self._loop = loop
         self._done = loop.create_future()
+        # per seat, the version its bot's client sent in hello (None: none, or no bot), as the
+        # game starts: stored with the seats and in the record's meta (bot_versions)
+        versions = [getattr(s.conn, "bot_version", None) for s in self.seats]
+        if any(versions):
+            self.setup.extra_meta["bot_versions"] = versions
         await loop.run_in_executor(
             self.db_executor,
             lambda: self.store.start_game(
@@ -409,7 +408,7 @@ class Table:
                 rated=self.setup.rated,
                 instance=self.instance,
                 seats=[(s.player_id, s.name, s.kind, s.key) for s in self.seats],
-                versions=self.bot_versions,
+                versions=versions,
             ),
         )
         self._running = True
@@ -474,7 +473,6 @@ class Table:
                     }
                     for f in self.faults
                 ],
-                **({"bot_versions": self.bot_versions} if any(self.bot_versions) else {}),
                 **self.setup.extra_meta,
             },
         )

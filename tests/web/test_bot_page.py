@@ -45,7 +45,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebServer
         fallback_bot={"kuhhandel": "random"},
     ) as web:
         reports = play_as_registered_bot(
-            web, NAME, f"{BOTS}:Raises", game="kuhhandel", rules="classic"
+            web, NAME, f"{BOTS}:Raises", game="kuhhandel", rules="classic", version="raiser-v2"
         )
         yield web, reports[0].game_id
 
@@ -158,6 +158,9 @@ def test_bot_page_and_the_seat_view_at_a_fault(
         # its own faults count it below the three house bots, and the page says so in words
         assert game["placed_last_for_faults"] and game["rating_place"] == 4
         assert "counted as 4th of 4: its own faults place it below every player" in place
+        # the version its client sent in hello, and that it may play ranked (it has)
+        assert row.locator(".tag.version").inner_text() == "raiser-v2"
+        assert "Validated for ranked play: kuhhandel" in page.locator(".validation").inner_text()
         assert row.locator("td.faults").inner_text().startswith("3")
         assert row.get_by_role("link", name="Replay").get_attribute("href") == f"/replay/{game_id}"
         decisions = row.get_by_role("link", name="Its decisions").get_attribute("href")
@@ -269,6 +272,7 @@ def test_a_new_bot_and_an_unknown_name(tab: Tab, played: tuple[WebServer, str]) 
     page.locator(".bot-page h1", has_text="fresh-bot").wait_for()
     text = page.locator(".bot-page").inner_text()
     assert "No fault." in text and "No game yet." in text and "No ranked game yet" in text
+    assert "Not validated yet" in text  # its first ranked join plays a validation game
     page.goto(f"{web.url}/bots/somebody")
     page.locator("main .error").wait_for()
     assert "no bot 'somebody'" in page.locator("main .error").inner_text()

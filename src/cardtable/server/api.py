@@ -126,9 +126,11 @@ def bot(name: str, request: Request) -> dict[str, Any]:
     summary="A profile: a person's or a bot's games, ratings, rating history and win share",
 )
 def player(name: str, request: Request) -> dict[str, Any]:
-    detail = _store(request).bot_detail(name)
+    store = _store(request)
+    detail = store.bot_detail(name)
     if detail is None:
         raise HTTPException(404, f"no bot {name!r} and no person of that name")
+    detail["validated"] = validated_games(store.engine, name)  # as for /api/bots/{name}
     return detail
 
 

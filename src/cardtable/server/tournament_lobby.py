@@ -145,6 +145,8 @@ class TournamentLobby:
         self._stopping = False
         #: in a cluster: how many tables each process runs (``P:load``) as read this tick
         self._loads: dict[str, int] = {}
+        #: member keys of Kuh-Handel entrants playing a game of the endpoint's loop here
+        self.kh_playing: set[str] = set()
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -436,7 +438,7 @@ class TournamentLobby:
         out: dict[int, str] = {}
         for pos, name in enumerate(names):
             keys = (f"bot:{name}", f"kh:{name}")
-            if any(self.hub.running_games(k) for k in keys):
+            if any(self.hub.running_games(k) for k in keys) or keys[1] in self.kh_playing:
                 out[pos] = "playing"
             elif run is not None and (pos in run.waiting or pos in run.elsewhere):
                 out[pos] = "waiting"
@@ -731,6 +733,7 @@ class TournamentLobby:
         )
         store = self.hub.store
         faults = None if service is None else service.fault_log(row.game_id, match)
+        self.kh_playing |= {m.key for m in seated.values()}
         try:
             await self._db(
                 lambda: store.start_game(
@@ -763,6 +766,7 @@ class TournamentLobby:
             log.exception("tournament %s: Kuh-Handel game %s failed", run.id, row.game_id)
         finally:
             cluster = self.hub.cluster
+            self.kh_playing -= {m.key for m in seated.values()}
             for m in seated.values():
                 m.conn.released.set()
                 if cluster is not None:  # noted by _take

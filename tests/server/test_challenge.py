@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from cardtable import __version__
+from cardtable.cli import main as cardtable
 from cardtable.client import ServerError, play
 from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
 
@@ -122,3 +124,37 @@ def test_bad_challenges_are_refused(server: RunningServer) -> None:
         guest.hello_guest("Ada")
         guest.send({"type": "join", "lobby": "challenge", "opponent": "cf"})
         assert guest.expect("error", timeout=20)["code"] == "bad_join"
+
+
+def test_cardtable_bot_challenges_and_waits_for_challenges(
+    server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cardtable bot --lobby challenge`` waits for challenges and accepts; ``cardtable bot
+    --challenge BOT`` challenges: one game between the two named bots, exit status 0."""
+    tokens = {n: server.register(n) for n in ("cg", "ch")}
+    codes: dict[str, int] = {}
+
+    def run(name: str, *args: str) -> None:
+        codes[name] = cardtable(
+            [
+                "bot",
+                "--server",
+                server.ws,
+                "--name",
+                name,
+                "--token",
+                tokens[name],
+                "--bot",
+                "random",
+                *args,
+            ]
+        )
+
+    listener = threading.Thread(target=run, args=("ch", "--lobby", "challenge"), daemon=True)
+    listener.start()
+    run("cg", "--challenge", "ch", "--seats", "3", "--rules", "competition")
+    listener.join(timeout=60)
+    assert codes == {"cg": 0, "ch": 0}, (codes, capsys.readouterr())
+    games = server.get("/api/bots/cg")["games"]
+    assert [g["lobby"] for g in games] == ["challenge"] and "ch" in games[0]["names"]
+    assert games[0]["bot_version"] == "random@cardtable-" + __version__

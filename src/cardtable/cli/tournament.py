@@ -59,7 +59,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     c.add_argument("--absent-after-ms", type=int, default=None)
     c.add_argument("--quiet-ms", type=int, default=None)
     for name, text in (
-        ("status", "settings, field and schedule; with --standings the standings too"),
+        (
+            "status",
+            "a summary: games done of planned, standings, entrants' presence and sanctions "
+            "(--json: the API's JSON)",
+        ),
         ("pause", "stop scheduling new games (running ones finish)"),
         ("resume", "schedule again"),
         ("cancel", "end it: planned games are not played"),
@@ -68,7 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         s = sub.add_parser(name, help=text)
         s.add_argument("id", help="the tournament's id")
         if name == "status":
-            s.add_argument("--standings", action="store_true", help="with --json: add them")
+            s.add_argument(
+                "--standings", action="store_true", help="with --json: the standings too"
+            )
             s.add_argument(
                 "--json", action="store_true", help="the raw JSON of the API instead of a summary"
             )

@@ -15,8 +15,8 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, Response
 
 from cardtable.server import organiser
-from cardtable.server.organiser import SanctionRequest
 from cardtable.server.limits import TokenThrottle
+from cardtable.server.organiser import SanctionRequest
 from cardtable.server.proxies import client_address
 from cardtable.server.store.db import Store
 from cardtable.server.tournaments import (

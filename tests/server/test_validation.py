@@ -12,7 +12,7 @@ import pytest
 
 from cardtable.client import play
 from cardtable.core import Request
-from server.wire import RunningServer, db_url, fast_settings, running_server
+from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -57,3 +57,16 @@ def test_a_bot_taken_over_in_validation_is_not_queued(server: RunningServer) -> 
     bot = server.get("/api/bots/broken")
     assert bot["validated"] == [] and bot["ratings"] == []
     assert all(g["taken_over"] for g in bot["games"])
+
+
+def test_the_validation_game_start_matches_the_protocol(server: RunningServer) -> None:
+    """On the wire: the ranked join answers game_start with lobby validation (every frame is
+    checked against the server's schemas by Wire), unrated."""
+    token = server.register("wired")
+    with Wire(server.ws) as wire:
+        assert wire.hello_bot("wired", token)["type"] == "welcome"
+        wire.send({"type": "join", "lobby": "ranked", "game": "kuhhandel"})
+        start = wire.expect("game_start", "waiting", "error")
+        assert start["type"] == "game_start", start
+        assert start["lobby"] == "validation" and start["rated"] is False
+        wire.send({"type": "leave"})  # the fallback plays it out

@@ -28,6 +28,9 @@ VALIDATOR = (
 #: Frames larger than this (in UTF-8 bytes) are refused with ``too_large``.
 MAX_FRAME_BYTES = 64 * 1024
 LOBBIES = ("ranked", "practice", "private", "tournament", "challenge")
+#: The lobby a game_start names: a join's, or ``validation`` (a new bot's unrated first game,
+#: which its first ranked join starts: docs/server.md, "Lobbies").
+GAME_LOBBIES = (*LOBBIES, "validation")
 
 #: Every ``error``/``rejected`` code and what it means (also in docs/protocol.md).
 ERROR_CODES: dict[str, str] = {
@@ -430,7 +433,7 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "per seat, the path of the page of its name: /players/NAME (a "
                 "person with an account), /bots/NAME (a stored bot); null for a guest",
             },
-            "lobby": {"enum": list(LOBBIES)},
+            "lobby": {"enum": list(GAME_LOBBIES)},
             "rated": {"type": "boolean"},
             "pace": {
                 "enum": list(PACES),

@@ -143,7 +143,7 @@ def test_sigkill_mid_tournament(tmp_path: Path) -> None:
                 "40",
             ).strip()
             assert organiser(url, "pause", tid).strip() == "paused"
-            assert json.loads(organiser(url, "status", tid))["status"] == "paused"
+            assert json.loads(organiser(url, "status", tid, "--json"))["status"] == "paused"
             assert organiser(url, "resume", tid).strip() == "running"
             for n in names:
                 bots[n] = cup.native_bot(url, n, tid, tokens[n], bot="heuristic")

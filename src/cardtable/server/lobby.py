@@ -340,15 +340,15 @@ class Hub:
         if rules_name not in self.ranked_rules(spec):
             offered = ", ".join(self.ranked_rules(spec))
             raise JoinError("bad_join", f"{rules_name!r} is not ranked here (ranked: {offered})")
-        if await validate_first(self, member, spec, _rules, rules_name):
-            return  # a new bot's unrated validation game first (validation.py)
         loop = asyncio.get_running_loop()
         pid = member.player_id
         refusal = await loop.run_in_executor(
             self.db_executor, fair_play.suspension_of, self.store, pid, member.name
         )
-        if refusal is not None:
+        if refusal is not None:  # a suspended bot plays no validation game either
             raise JoinError("suspended", refusal)
+        if await validate_first(self, member, spec, _rules, rules_name):
+            return  # a new bot's unrated validation game first (validation.py)
         mu, sigma = await loop.run_in_executor(
             self.db_executor, lambda: self.store.rating(pid, spec.name, rules_name)
         )

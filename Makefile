@@ -39,11 +39,12 @@ typecheck: $(BIN)/.installed
 # pytest runs its tests in parallel, one pytest-xdist worker per core (PYTEST_JOBS=auto; 0 runs
 # them all in one process); tests marked xdist_group stay in one worker (--dist loadgroup, in
 # pyproject.toml). It first sets up the compiled engine (`make engine`, compiled only when the
-# engines' sources changed), which tests/games/kuhhandel/test_compiled.py then checks.
+# engines' sources changed), which tests/games/kuhhandel/test_compiled.py then checks. It prints
+# the 25 slowest tests and the time per test folder (tests/conftest.py), so the cost stays visible.
 PYTEST_JOBS ?= auto
 
 pytest: engine
-	$(BIN)/pytest -q -n $(PYTEST_JOBS) $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(PYTEST_JOBS) --durations=25 $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 

@@ -112,16 +112,37 @@ function logView(box) {
 }
 
 /**
- * The board in `box`: `show(board, {patch, result})` puts a board just built in; with `patch`
- * (the game module's PATCH_BOARD) the one in the page is patched to match (dom.js morph: only what
- * changed is laid out again, motion under way goes on), otherwise it is replaced. `result` (the
- * end's panel) goes above.
+ * The board in `box`: `show(board, {patch, result, keep, slot})` puts a board just built in; with
+ * `patch` (the game module's PATCH_BOARD) the one in the page is patched to match (dom.js morph:
+ * only what changed is laid out again, motion under way goes on), otherwise it is replaced.
+ * `result` (the end's panel) goes above.
+ *
+ * `keep` (the Cunegonda hand with its controls) goes where the board has `slot` (an empty child
+ * of the board's root) and then never leaves the page: a replaced board is replaced around it.
+ * Chrome drops a click whose button left the page between the press and the release, even if it
+ * came back at once, so a hand moved into each new board lost the clicks that a draw (a frame,
+ * a public view arriving) fell into: on a loaded CI machine a pass panel was clicked 67 times
+ * and sent nothing (tests/web/test_cunegonda_clicks.py).
  */
 function boardView(box) {
   let board = null;
-  return function show(fresh, { patch = false, result = null } = {}) {
+  return function show(fresh, { patch = false, result = null, keep = null, slot = null } = {}) {
+    const kept = keep && board && board.parentNode === box && keep.parentNode === board;
     if (patch && board && board.parentNode === box) board = morph(board, fresh);
-    else { clear(box).appendChild(fresh); board = fresh; }
+    else if (kept && slot && slot.parentNode === fresh) {
+      for (const child of [...board.childNodes]) if (child !== keep) child.remove();
+      for (const { name } of [...board.attributes]) if (!fresh.hasAttribute(name)) board.removeAttribute(name);
+      for (const { name, value } of fresh.attributes) board.setAttribute(name, value);
+      const children = [...fresh.childNodes];
+      const at = children.indexOf(slot);
+      keep.before(...children.slice(0, at));
+      keep.after(...children.slice(at + 1));
+    } else {
+      if (kept) box.after(keep); // a board without a slot: the hand waits below it
+      clear(box).appendChild(fresh);
+      board = fresh;
+      if (keep && slot && slot.parentNode === fresh) slot.replaceWith(keep);
+    }
     const old = box.querySelector(":scope > .result");
     if (old) old.remove();
     if (result) box.prepend(result);
@@ -486,10 +507,12 @@ export function renderSeat(main, gameId, navigate) {
     // board
     const seatsInfo = publicView ? publicView.view.seats : null;
     let board = h("p", { class: "muted" }, "The game begins…");
+    let handSlot = null;
     if (obs) {
       const ctx = {
         names, pages: start.pages, me, rules: start.rules, wallet: priv.wallet, hand: priv.hand, seats: seatsInfo,
-        revealed: null, clock: auctionClock(start, obs), handSlot: start.game === "cunegonda" ? handBox : null,
+        // the hand goes into the board's slot once and stays in the page (boardView)
+        revealed: null, clock: auctionClock(start, obs), handSlot: start.game === "cunegonda" ? h("div", { class: "hand-slot" }) : null,
         events: sorted, memory, yourTurn: mustDecide(),
       };
       if (start.game === "kuhhandel" && store.end) {
@@ -497,6 +520,7 @@ export function renderSeat(main, gameId, navigate) {
         if (last) ctx.revealed = last.data.wallets;
       }
       board = mod.renderBoard(obs, ctx);
+      handSlot = ctx.handSlot;
     }
     let result = null;
     if (store.end) {
@@ -506,7 +530,7 @@ export function renderSeat(main, gameId, navigate) {
         start.game === "kuhhandel" ? KH.scoreBoard(res, obs, start.rules, names, me, start.pages) : CU.roundTable(res, obs, sorted, names, me, start.pages),
         h("p", { class: "row" }, againButton || (againButton = playAgain(gameId, start, navigate)), h("a", { class: againButton ? "button" : "button primary", href: "/" }, againButton ? "Back to the lobby" : "Play again (the lobby)"), h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay")));
     }
-    showBoard(board, { patch: !!obs && mod.PATCH_BOARD, result });
+    showBoard(board, { patch: !!obs && mod.PATCH_BOARD, result, keep: handBox, slot: handSlot });
 
     // actions: rebuilt only when the open requests change (a half-filled picker survives)
     const open = [...store.requests.values()];

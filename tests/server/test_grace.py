@@ -55,7 +55,13 @@ def test_a_reload_during_a_decision_gets_the_same_request_and_no_fault(
     game_id = start["game_id"]
     pending = wire.expect("request")
     wire.close()  # the tab reloads
-    time.sleep(0.6)
+    # the server notices the closed socket (waited for: a loaded machine takes longer); the
+    # grace period has not run out
+    server.wait_for(
+        f"/api/tables/{game_id}/public",
+        lambda v: [s for s in v["seats"] if s["name"] == "Rea"][0]["away"],
+        timeout=20,
+    )
     seat = _my_seat(server, game_id, "Rea")
     assert seat["away"] and seat["faults"] == 0 and not seat["taken_over"]
     with Wire(server.ws) as again:

@@ -230,6 +230,17 @@ def watch(browser: Any, server: WebServer, game_id: str) -> Tab:
     return spectator
 
 
+def settle(page: Any, docs_ms: int) -> None:
+    """Before a screenshot: for docs/screenshots, ``docs_ms`` for motion under way to land; in a
+    test run (the picture only has to render), the next two frames."""
+    if SCREENSHOTS == DOC_SHOTS:
+        page.wait_for_timeout(docs_ms)
+    else:
+        page.evaluate(
+            "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+
+
 def shot(tab: Tab, name: str) -> None:
     """Keep a screenshot of the main screens for docs/web.md."""
     if SCREENSHOTS == DOC_SHOTS:
@@ -246,10 +257,10 @@ def shot_pair(tab: Tab, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.evaluate("window.scrollTo(0, 0)")
-    page.wait_for_timeout(150)
+    settle(page, 150)  # drawn again at the new size
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
     page.set_viewport_size({"width": 390, "height": 844})
-    page.wait_for_timeout(150)
+    settle(page, 150)
     page.screenshot(path=str(SCREENSHOTS / f"{name}-phone.png"), full_page=True)
     page.set_viewport_size(size)
 
@@ -366,7 +377,7 @@ def play_until_over(
         if kind == stop_at:
             return counts
         if kind in shots:
-            page.wait_for_timeout(900)  # notes in flight (up to 5 × 90 ms apart, 450 ms) land
+            settle(page, 900)  # docs: notes in flight (up to 5 × 90 ms apart, 450 ms) land
             shot_pair(tab, shots.pop(kind)) if pairs else shot(tab, shots.pop(kind))
         step(page, kind, panel, counts)
     saw = what_the_page_saw(tab)

@@ -28,6 +28,7 @@ import pytest
 from cardtable.client import Backoff, Client, ConnectionLost, GameReport
 from cardtable.client.load import register_bot
 from cardtable.core import GameInfo, Request, Result, load_bot
+from patience import patience
 
 pytestmark = pytest.mark.timeout(240)
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
@@ -63,7 +64,7 @@ def start(
         text=True,
         env={**os.environ, **SETTINGS, **(env or {})},
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + patience(30)  # longer on a loaded machine
     while True:
         try:
             if get(port, "/api/health")["status"] == "ok":

@@ -25,6 +25,7 @@ import httpx
 import pytest
 
 from loopback import LOOPBACK
+from patience import patience
 
 #: the pyhandel tests share one worker (pytest-xdist): the first sets up its venv, once
 pytestmark = [pytest.mark.timeout(300), pytest.mark.xdist_group("pyhandel")]
@@ -95,7 +96,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         match = re.search(r"http://(127\.0\.0\.1:\d+)", proc.stdout.readline())
         assert match, "serve did not print its address"
         address = match.group(1)
-        end = time.monotonic() + 30
+        end = time.monotonic() + patience(30)  # longer on a loaded machine
         while True:
             try:
                 if LOOPBACK.get(f"http://{address}/api/health", timeout=2).status_code == 200:

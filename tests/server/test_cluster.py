@@ -34,6 +34,7 @@ from sqlalchemy import create_engine, select, text
 from cardtable.client import Backoff, Client, GameReport, agent_source
 from cardtable.server.store.models import game_seats, games, players, ratings
 from loopback import LOOPBACK
+from patience import patience
 from server.wire import LocalServer
 
 #: About 60 s on an idle 2-core machine; up to 150 s when it is shared by eight jobs.
@@ -164,7 +165,7 @@ class Process(LocalServer):
         match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
         assert match, f"serve printed {line!r}; see {self.log}"
         self.port = int(match.group(1))
-        end = time.monotonic() + 30
+        end = time.monotonic() + patience(30)  # longer on a loaded machine
         while True:
             try:
                 if LOOPBACK.get(f"{self.http}/api/health", timeout=2).status_code == 200:
@@ -489,7 +490,7 @@ def test_serve_workers_starts_processes_on_one_port_and_restarts_a_killed_one(
         def processes(other_than: set[str] = set()) -> set[str]:  # noqa: B006 (never changed)
             """The two live processes as the cluster sees them (any worker may answer), once
             one of them is not in ``other_than`` when it is given."""
-            end = time.monotonic() + 60
+            end = time.monotonic() + patience(60)
             while True:
                 try:
                     cluster = LOOPBACK.get(f"{url}/api/health", timeout=5).json()["cluster"]

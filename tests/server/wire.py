@@ -27,6 +27,7 @@ from cardtable.server.app import create_app
 from cardtable.server.config import Settings
 from cardtable.server.limits import uvicorn_config
 from loopback import LOOPBACK
+from patience import patience
 
 #: Every receive in these tests gives up after this long: no test can hang on the network.
 RECV_TIMEOUT = 10.0
@@ -113,7 +114,7 @@ def running_server(settings: Settings) -> Iterator[RunningServer]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    end = time.monotonic() + 20
+    end = time.monotonic() + patience(20)  # longer on a loaded machine
     while not server.started:
         if time.monotonic() > end or not thread.is_alive():
             raise RuntimeError("the test server did not start")

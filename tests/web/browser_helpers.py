@@ -22,6 +22,7 @@ from cardtable.client import GameReport, play
 from cardtable.server.app import create_app
 from cardtable.server.config import Settings
 from loopback import LOOPBACK
+from patience import patience
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: Screenshots go to docs/screenshots only when asked (CARDTABLE_WEB_SHOTS=1), so a test run
@@ -78,7 +79,7 @@ def run_server(db_dir: Path, **overrides: Any) -> Iterator[WebServer]:
     uv = uvicorn.Server(config)
     thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    end = time.monotonic() + 20
+    end = time.monotonic() + patience(20)  # longer on a loaded machine
     while not uv.started:
         if time.monotonic() > end or not thread.is_alive():
             raise RuntimeError("the test server did not start")

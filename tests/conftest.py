@@ -108,7 +108,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if limit is None:
         limit = item.config.getini("timeout") or None
     if factor > 1 and limit:
-        item.add_marker(pytest.mark.timeout(float(limit) * factor), append=False)
+        options = {k: v for k, v in marker.kwargs.items() if k != "timeout"} if marker else {}
+        item.add_marker(pytest.mark.timeout(float(limit) * factor, **options), append=False)
     yield
 
 

@@ -251,3 +251,19 @@ def test_suspension_after_games_taken_over(store: Store) -> None:
     assert info is not None and info["suspended"] is True
     assert "timeout: slow" in info["suspension_reason"]
     assert store.bot_detail("o0")["suspended"] is False  # type: ignore[index]
+
+
+def test_the_migrations_build_the_schema_the_code_declares(store: Store) -> None:
+    """The tables, columns and indexes the migrations create are those of ``store/models.py``
+    (alembic's own comparison, as its autogenerate uses it): a column or an index added to one
+    and not the other (e.g. 0009's ``ix_faults_game``) is a difference."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from cardtable.server.store.models import metadata
+
+    with store.engine.connect() as conn:
+        differences = compare_metadata(MigrationContext.configure(conn), metadata)
+    # the migrations' own bookkeeping table is not part of the models
+    differences = [d for d in differences if "alembic_version" not in repr(d)]
+    assert differences == [], differences

@@ -110,6 +110,8 @@ faults = Table(
     # JSON: what the client reported (exception, file, line...), see FaultRow.detail
     Column("detail", Text, nullable=True),
     Index("ix_faults_player", "player_id"),
+    # every game end reads its game's faults (fair_play: a faulted seat counts below the rest)
+    Index("ix_faults_game", "game_id"),
 )
 
 ratings = Table(

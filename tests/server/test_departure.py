@@ -31,7 +31,7 @@ from server.wire import Wire
 pytestmark = pytest.mark.timeout(90)
 
 
-def _serve(db: str, log: Path) -> tuple[subprocess.Popen[str], str]:
+def serve(db: str, log: Path, **env: str) -> tuple[subprocess.Popen[str], str]:
     """``cardtable serve`` on a free port: the process and its URL (once it answers)."""
     proc = subprocess.Popen(
         [CARDTABLE, "serve", "--port", "0", "--db", db, "--log-level", "info"],
@@ -39,7 +39,7 @@ def _serve(db: str, log: Path) -> tuple[subprocess.Popen[str], str]:
         stderr=log.open("w"),
         text=True,
         # a request stays open until the test acts: no timeout can be the fault seen
-        env={**os.environ, "CARDTABLE_DEADLINE_MS": "60000"},
+        env={**os.environ, "CARDTABLE_DEADLINE_MS": "60000", **env},
     )
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -72,7 +72,7 @@ def _seated(url: str, name: str) -> tuple[Wire, str]:
     return wire, str(request["game_id"])
 
 
-def _faults(db: str, game_id: str) -> list[tuple[Any, ...]]:
+def faults_of_game(db: str, game_id: str) -> list[tuple[Any, ...]]:
     engine = create_engine(db)
     try:
         with engine.connect() as conn:
@@ -102,16 +102,16 @@ def test_sigterm_stores_no_fault_for_a_seated_bot_but_a_bot_closing_is_one(
     shown or counted); a bot's own disconnect while the server is healthy is one fault."""
     db = f"sqlite:///{tmp_path / 'server.db'}"
     log = tmp_path / "server.log"
-    proc, url = _serve(db, log)
+    proc, url = serve(db, log)
     try:
         # a bot closes its own connection with a request open: one disconnect fault, stored
         quitter, quit_game = _seated(url, "quitter")
         quitter.close()
         end = time.monotonic() + 30
-        while not _faults(db, quit_game):
+        while not faults_of_game(db, quit_game):
             assert time.monotonic() < end, f"the bot's own disconnect was not stored; see {log}"
             time.sleep(0.1)
-        assert [(n, c) for n, c, _ in _faults(db, quit_game)] == [("quitter", "disconnect")]
+        assert [(n, c) for n, c, _ in faults_of_game(db, quit_game)] == [("quitter", "disconnect")]
 
         # a bot with a request open when the server is stopped (SIGTERM): no fault
         stayer, stay_game = _seated(url, "stayer")
@@ -124,4 +124,4 @@ def test_sigterm_stores_no_fault_for_a_seated_bot_but_a_bot_closing_is_one(
             proc.kill()
             proc.wait()
     assert _status(db, stay_game) == "aborted"
-    assert _faults(db, stay_game) == [], f"a stopping server charged its bot; see {log}"
+    assert faults_of_game(db, stay_game) == [], f"a stopping server charged its bot; see {log}"

@@ -87,6 +87,13 @@ class BotConnection:
         except Exception as exc:  # a socket error is a disconnect, never a crash
             self._lost(f"socket error: {exc!r}")
 
+    def server_leaving(self) -> bool:
+        """Whether this process is stopping (``Hub.leaving``, server/departure.py): the sockets
+        it closes then (code 1012) are no fault of their bots."""
+        app = getattr(self.websocket, "app", None)
+        hub = getattr(getattr(app, "state", None), "hub", None)
+        return bool(getattr(hub, "leaving", False))
+
     def _lost(self, why: str) -> None:
         if self.alive:
             self.alive = False

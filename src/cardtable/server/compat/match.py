@@ -557,6 +557,8 @@ class KhMatch:
         p = self.players[seat]
         if not p.taken_over:
             p.taken_over = True
+            if p.conn is not None and p.conn.server_leaving():
+                return  # this process is stopping: the game is aborted, no fault of the bot's
             why = p.conn.why_gone if p.conn is not None else ""
             self.fault(seat, "connection", "disconnected", why or "connection lost")
 

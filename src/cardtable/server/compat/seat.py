@@ -255,10 +255,13 @@ class KhSeat:
 
     def _lost(self, code: str, reason: str) -> None:
         """The connection is gone for good: the fallback plays the rest of the game (no ban
-        when it went with the server process that held it, a relayed connection)."""
+        when it went with the server process that held it, a relayed connection). When this
+        process is stopping, nothing: the game is aborted and the bot did nothing wrong
+        (server/departure.py)."""
         if not self._gone:
             self._gone = True
-            if self.table is not None:
+            if self.table is not None and not self.conn.server_leaving():
+                # (a stopping process aborts the game: its closing sockets are no fault at all)
                 excused = bool(getattr(self.conn, "host_gone", False))
                 self.table.leave(self, code, reason, excused=excused)
 

@@ -93,7 +93,16 @@ def test_validator_reports_the_path() -> None:
 
 def test_schema_document_covers_every_message_and_code() -> None:
     doc = json.loads(json.dumps(schema_document()))  # it is plain JSON
-    assert set(doc["client"]) == {"hello", "join", "action", "fault", "resume", "leave"}
+    assert set(doc["client"]) == {
+        "hello",
+        "join",
+        "action",
+        "fault",
+        "resume",
+        "leave",
+        "chat",
+        "chat_report",
+    }
     assert set(doc["server"]) == {
         "welcome",
         "waiting",
@@ -108,6 +117,8 @@ def test_schema_document_covers_every_message_and_code() -> None:
         "error",
         "reconnect",
         "challenge",
+        "chat",
+        "chat_reported",
     }
     for code in (
         "bad_json",

@@ -6,6 +6,10 @@ Every message has a JSON schema (:data:`CLIENT_SCHEMAS`, :data:`SERVER_SCHEMAS`,
 """
 
 from cardtable.protocol.messages import (
+    CHAT_MAX_CHARS,
+    CHAT_PRESETS,
+    CHAT_RATE,
+    CHAT_WINDOW_S,
     CLIENT_SCHEMAS,
     ERROR_CODES,
     FAULT_KINDS,
@@ -22,6 +26,10 @@ from cardtable.protocol.messages import (
 from cardtable.protocol.schema import SchemaError, validate
 
 __all__ = [
+    "CHAT_MAX_CHARS",
+    "CHAT_PRESETS",
+    "CHAT_RATE",
+    "CHAT_WINDOW_S",
     "CLIENT_SCHEMAS",
     "ERROR_CODES",
     "FAULT_KINDS",

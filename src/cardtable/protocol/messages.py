@@ -70,7 +70,21 @@ ERROR_CODES: dict[str, str] = {
     "raised": "the bot raised an exception on this decision (reported by its client)",
     "late": "the bot missed its client's time limit for this decision (reported by its client)",
     "client_error": "the client library could not handle this request (reported by the client)",
+    "chat_off": "there is no chat at this table for you (ranked and tournament tables, tables "
+    "without a person, spectators, a bot that did not say chat: true in hello)",
+    "chat_too_long": "a chat line longer than 200 characters (after NFKC); nothing was sent",
+    "chat_rate": "more than 5 chat lines within 10 s from one seat; wait, nothing was sent",
+    "bad_chat": "a chat line that is empty or holds control or invisible characters, or a "
+    "report of a line that is not there (or your own); nothing changed",
 }
+
+#: The preset quick messages of table chat: codes on the wire, words in the page (translatable).
+CHAT_PRESETS = ("hello", "good_luck", "gg", "well_played", "thanks", "oops", "sorry")
+#: The longest chat line, in characters after NFKC normalisation (``chat_too_long`` beyond).
+CHAT_MAX_CHARS = 200
+#: Chat lines one seat may send within :data:`CHAT_WINDOW_S` seconds (``chat_rate`` beyond).
+CHAT_RATE = 5
+CHAT_WINDOW_S = 10.0
 
 #: The kinds of a ``fault`` report: what went wrong on the client's side of one decision. Each
 #: is stored as a fault with this code (``invalid_action``: the bot's answer is no action).
@@ -166,6 +180,11 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "a bot's version (a commit, a file hash): recorded with every "
                 "game it plays on this connection (the record's meta.bot_versions, its games "
                 "and standings); ignored for others",
+            },
+            "chat": {
+                "type": "boolean",
+                "description": "a bot: receive (and may send) table chat at tables where chat "
+                "is on (default false: a bot never gets a chat frame). People always get it",
             },
         },
         ["protocol"],
@@ -310,6 +329,32 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
         {"game_id": _GAME_ID, "since": {"type": "integer", "minimum": 0}},
         [],
     ),
+    "chat": _message(
+        "chat",
+        "Say something at the table of a running game where you hold a seat: a `text` (plain "
+        "text, at most 200 characters after NFKC; control and invisible characters are refused) "
+        "or a `preset` quick message (a code; the page shows it in the reader's words). Every "
+        "seat with chat gets it back as a `chat` message (you too); spectators never do. At most "
+        "5 lines per 10 s per seat (`chat_rate`).",
+        {
+            "game_id": _GAME_ID,
+            "text": {"type": "string", "minLength": 1, "maxLength": 2000},
+            "preset": {"enum": list(CHAT_PRESETS)},
+        },
+        ["game_id"],
+        variants=[{"required": ["text"]}, {"required": ["preset"]}],
+    ),
+    "chat_report": _message(
+        "chat_report",
+        "Report a chat line (its `id`) of another seat to the server's operator; answered with "
+        "`chat_reported`. The operator reads reports at GET /api/chat/reports (docs/server.md).",
+        {
+            "game_id": _GAME_ID,
+            "id": {"type": "integer", "minimum": 1},
+            "reason": {"type": "string", "maxLength": 500},
+        },
+        ["game_id", "id"],
+    ),
     "leave": _message(
         "leave",
         "Leave the queue or the waiting private table; during a game the fallback plays the "
@@ -445,6 +490,11 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
                 "minimum": 0,
                 "description": "spectators get everything this many ms later",
             },
+            "chat": {
+                "type": "boolean",
+                "description": "table chat is on for this seat (practice and private tables "
+                "with a person; a bot only after hello with chat: true); spectators: false",
+            },
             "bot_seed": {
                 "type": "integer",
                 "minimum": 0,
@@ -542,6 +592,28 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
         "not_hello before hello, are) close the connection.",
         {"code": {"enum": list(ERROR_CODES)}, "reason": {"type": "string"}},
         ["code", "reason"],
+    ),
+    "chat": _message(
+        "chat",
+        "A chat line at your table: `id` counts the table's lines from 1, `seat` and `from` "
+        "say who, `at` is when (ms since the Unix epoch), with either `text` (plain text: show "
+        "it as text, never as HTML) or a `preset` code. A resume sends the lines so far again.",
+        {
+            "game_id": {"type": "string"},
+            "id": {"type": "integer", "minimum": 1},
+            "seat": {"type": "integer", "minimum": 0},
+            "from": {"type": "string"},
+            "text": {"type": "string"},
+            "preset": {"enum": list(CHAT_PRESETS)},
+            "at": {"type": "integer", "minimum": 0},
+        },
+        ["game_id", "id", "seat", "from", "at"],
+    ),
+    "chat_reported": _message(
+        "chat_reported",
+        "Your report of chat line `id` is stored for the operator.",
+        {"game_id": {"type": "string"}, "id": {"type": "integer", "minimum": 1}},
+        ["game_id", "id"],
     ),
     "reconnect": _message(
         "reconnect",

@@ -24,6 +24,7 @@ from cardtable.server import names
 from cardtable.server.accounts import router as accounts_router
 from cardtable.server.analysis import router as analysis_router
 from cardtable.server.api import router
+from cardtable.server.chat.api import router as chat_router
 from cardtable.server.compat import KuhHandel
 from cardtable.server.compat import router as kuh_handel_router
 from cardtable.server.config import Settings
@@ -161,6 +162,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(kuh_handel_router)
     app.include_router(analysis_router)
     app.include_router(prometheus_router)  # GET /metrics
+    app.include_router(chat_router)
     install_web(app)  # the browser table: pages at /, static files at /static
 
     @app.websocket("/ws")

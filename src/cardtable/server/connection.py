@@ -22,6 +22,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from cardtable.protocol import PROTOCOL_VERSION, ProtocolError, dumps, parse_client_message
 from cardtable.server import names
 from cardtable.server.accounts import guest_key, ws_person
+from cardtable.server.chat import ChatError
 from cardtable.server.limits import SOCKET_EXTENSION
 from cardtable.server.lobby import Hub, JoinError, Member
 from cardtable.server.lockouts import BotLogins
@@ -87,6 +88,7 @@ class Session:
         self.bot_version: str | None = None
         #: A bot's ladder suspension as of its ``hello``: until when, and the refusal's reason.
         self.suspension: tuple[datetime, str] | None = None
+        self.wants_chat = False
         settings = hub.settings
         self._tokens = float(settings.flood_burst)
         self._rate = settings.flood_rate
@@ -368,6 +370,23 @@ class Session:
                 )
         elif kind == "leave":
             self.hub.leave(member)
+        elif kind in ("chat", "chat_report"):
+            await self._chat(kind, message)
+
+    async def _chat(self, kind: str, message: Mapping[str, Any]) -> None:
+        """Table chat (``server/chat/``): a line to say, or a line to report."""
+        game_id = str(message["game_id"])
+        table = self.hub.tables.get(game_id)
+        try:
+            if table is None:
+                # a table another process of a cluster runs: chat is not relayed (docs/server.md)
+                raise ChatError("chat_off", f"no table {game_id!r} with chat on this server")
+            if kind == "chat":
+                table.chat.say(self, message)
+            else:
+                await table.chat.report(self, int(message["id"]), message.get("reason"))
+        except ChatError as exc:
+            self.send({"type": "error", "code": exc.code, "reason": exc.reason})
 
     async def _hello(self, message: Mapping[str, Any]) -> None:
         if self.member is not None or self.spectating is not None:
@@ -380,6 +399,7 @@ class Session:
             )
             return
         self.events_in_request = message.get("events_in_request") is True
+        self.wants_chat = message.get("chat") is True  # a bot hears table chat only if asked
         self.push_observations = message.get("push_observations") is True
         you: dict[str, Any]
         if "bot" in message and "token" in message:

@@ -41,6 +41,7 @@ from cardtable.core import (
     load_bot,
 )
 from cardtable.protocol import ERROR_CODES, dumps
+from cardtable.server.chat import ChatRoom
 from cardtable.server.config import Settings
 from cardtable.server.fair_play import SERVER_ANSWERS
 from cardtable.server.fault_log import FaultLog
@@ -372,6 +373,7 @@ class Table:
         #: Pace: nothing moves before this (a finished trick stays), and when a bot last moved.
         self._hold_until = 0.0
         self._last_bot_move = 0.0
+        self.chat = ChatRoom(self)  # table chat (server/chat/)
         for seat in self.seats:
             if seat.kind == "house":
                 agent = load_bot(self.spec.name, seat.house or "random", seed=self._seat_seed(seat))
@@ -572,6 +574,7 @@ class Table:
             "rated": self.setup.rated,
             "pace": self.pace,
             "spectator_delay_ms": self.spectator_delay_ms,
+            "chat": self.chat.open_to(seat),
             **self._bot_seed(seat),
         }
 
@@ -644,6 +647,7 @@ class Table:
                 break
             if ev.visible_to(seat_index):
                 conn.send(self._event_message(i, ev))
+        self.chat.replay(seat_index)
         for ask in list(self.asks.values()):
             # the same open requests again (a paced one not sent yet goes out on its time)
             mine = ask.seat == seat_index and ask.mode == "remote" and ask.open

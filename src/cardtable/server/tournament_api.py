@@ -35,7 +35,7 @@ def _db(request: Request) -> TournamentStore:
     return TournamentStore(store)
 
 
-def _organiser(request: Request) -> None:
+def require_organiser(request: Request) -> None:
     """The organiser's token or an HTTP error; wrong tokens are throttled per address (429
     with Retry-After past ``bad_token_limit`` within ``bad_token_window_s``, the right token
     included, like the bots' tokens)."""
@@ -66,7 +66,7 @@ def _fail(exc: TournamentError) -> HTTPException:
 
 @router.post("/api/tournaments", status_code=201, summary="Create a tournament (organiser)")
 def create(spec: TournamentSpec, request: Request) -> dict[str, Any]:
-    _organiser(request)
+    require_organiser(request)
     db = _db(request)
     try:
         tid = db.create(spec)
@@ -98,7 +98,7 @@ async def status(tid: str, request: Request) -> dict[str, Any]:
 async def sanction(
     tid: str, name: str, action: str, request: Request, body: SanctionRequest | None = None
 ) -> dict[str, Any]:
-    _organiser(request)
+    require_organiser(request)
     hub = request.app.state.hub
     loop = asyncio.get_running_loop()
     try:
@@ -119,7 +119,7 @@ async def sanction(
 
 @router.post("/api/tournaments/{tid}/{action}", summary="pause, resume or cancel (organiser)")
 async def act(tid: str, action: str, request: Request) -> dict[str, Any]:
-    _organiser(request)
+    require_organiser(request)
     db = _db(request)
     try:
         new = db.set_status(tid, action)

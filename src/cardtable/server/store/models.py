@@ -230,3 +230,37 @@ tournament_games = Table(
     Index("ix_tournament_games_slot", "tournament_id", "slot", "attempt", unique=True),
     Index("ix_tournament_games_state", "tournament_id", "state"),
 )
+
+#: Table chat (``server/chat/``, migration 0010): every line said at a table, kept with its game
+#: for the operator only (never in the public record). ``text`` or ``preset`` is set.
+chat_lines = Table(
+    "chat_lines",
+    metadata,
+    Column("game_id", String(32), primary_key=True),
+    Column("id", Integer, primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("text", Text, nullable=True),
+    Column("preset", String(16), nullable=True),
+    Column("said_at", DateTime(timezone=True), nullable=False),
+)
+
+#: A chat line a seat reported to the operator (a copy of the line: it holds even if the line
+#: itself was not stored yet).
+chat_reports = Table(
+    "chat_reports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game_id", String(32), nullable=False),
+    Column("line_id", Integer, nullable=False),
+    Column("reporter", String(64), nullable=False),
+    Column("reporter_seat", Integer, nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("text", Text, nullable=True),
+    Column("preset", String(16), nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("said_at", DateTime(timezone=True), nullable=False),
+    Column("reported_at", DateTime(timezone=True), nullable=False),
+    Index("ix_chat_reports_line", "game_id", "line_id", "reporter_seat", unique=True),
+)

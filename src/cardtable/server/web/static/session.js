@@ -26,6 +26,7 @@ export class GameStore {
     this.left = false;
     this.lastIndex = -1;
     this.requestObs = null; // observation of the latest request, with the event count it saw
+    this.chat = []; // table chat lines (chat.js), in order, each once
     this.version = 0;
   }
 
@@ -297,6 +298,13 @@ export class Session {
         store.requests.clear();
         store.version++;
         this.emit("game", store);
+        return;
+      }
+      case "chat": {
+        // table chat (chat.js draws it); a resume sends the lines so far again
+        const store = this.game(msg.game_id);
+        if (!store.chat.some((m) => m.id === msg.id)) store.chat.push(msg);
+        this.emit("chat", { store, message: msg });
         return;
       }
       case "error": {

@@ -14,6 +14,7 @@ import { describe } from "./describe.js";
 import { gameTitle } from "./names.js";
 import * as KH from "./kuhhandel.js";
 import * as CU from "./cunegonda.js";
+import { chatPanel, CHAT_ERRORS } from "./chat.js";
 
 const LOG_LINES = 300;
 const TITLE = "cardtable";
@@ -233,8 +234,10 @@ export function renderSeat(main, gameId, navigate) {
   const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"));
   const showBoard = boardView(boardBox);
   const log = logView(logBox);
+  const chat = chatPanel(gameId); // table chat (chat.js): shown when this seat has chat
+  cleanups.push(chat.stop);
   clear(main).appendChild(h("section", { class: "table-page" }, head, messages,
-    h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox, handBox), h("div", { class: "side-col" }, h("div", { class: "decision" }, clockEl, autoBox, actionsBox), logBox))));
+    h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox, handBox), h("div", { class: "side-col" }, h("div", { class: "decision" }, clockEl, autoBox, actionsBox), chat.el, logBox))));
 
   const fetcher = publicFetcher(gameId, (view, startedAt) => {
     publicView = { view, startedAt };
@@ -597,7 +600,8 @@ export function renderSeat(main, gameId, navigate) {
       draw();
     }
     // "replaced" is said by the notice of the closed connection that follows it
-    if (kind === "error" && data.code !== "taken_over" && data.code !== "replaced") toast(data.reason, "error");
+    // a refused chat line is said in the chat box (chat.js), not in a toast
+    if (kind === "error" && data.code !== "taken_over" && data.code !== "replaced" && !CHAT_ERRORS.has(data.code)) toast(data.reason, "error");
   }));
 
   // arrive: connected already (from the lobby), or a reload (say hello again and resume)

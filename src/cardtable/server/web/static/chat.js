@@ -1,0 +1,168 @@
+// Table chat on the seat's page (/table/{id}): the lines said at the table, preset quick
+// messages as buttons (for phones), a line to type, mute a person (for this viewer only,
+// remembered for the table in localStorage) and report a line to the server's operator.
+//
+// The server sends `chat` messages only to seats that hear chat (people; never spectators, so
+// the watch page has none). Every text goes into the page as text (dom.js h(): textContent),
+// never as HTML. Presets are codes on the wire; their words are here (translations later).
+
+import { h, clear, toast } from "./dom.js";
+import { session } from "./session.js";
+
+export const PRESETS = {
+  hello: "Hello!",
+  good_luck: "Good luck!",
+  gg: "Good game",
+  well_played: "Well played!",
+  thanks: "Thanks!",
+  oops: "Oops!",
+  sorry: "Sorry!",
+};
+const MAX_CHARS = 200;
+const LINES = 200;
+export const CHAT_ERRORS = new Set(["chat_off", "chat_too_long", "chat_rate", "bad_chat"]);
+const muteKey = (gameId) => `cardtable.chat.muted.${gameId}`;
+
+function loadMuted(gameId) {
+  try {
+    const seats = JSON.parse(localStorage.getItem(muteKey(gameId)) || "[]");
+    return new Set(Array.isArray(seats) ? seats.filter((s) => Number.isInteger(s)) : []);
+  } catch (_) { return new Set(); }
+}
+
+function clock(at) {
+  const d = new Date(at);
+  return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+}
+
+/**
+ * The chat panel of game `gameId`: `el` (hidden while the table has no chat for this seat) and
+ * `stop()` (for the page's cleanups).
+ */
+export function chatPanel(gameId) {
+  const muted = loadMuted(gameId);
+  const reported = new Set();
+  const list = h("ol", { class: "chat-lines", "aria-label": "Table chat" });
+  const errorEl = h("p", { class: "chat-error", role: "alert" });
+  const mutedEl = h("p", { class: "chat-muted small" });
+  const input = h("input", {
+    type: "text", id: `chat-input-${gameId}`, autocomplete: "off", enterkeyhint: "send",
+    placeholder: "Say something to the table", "aria-describedby": `chat-count-${gameId}`,
+  });
+  const count = h("span", { class: "chat-count small muted", id: `chat-count-${gameId}` }, `0/${MAX_CHARS}`);
+  const presets = h("div", { class: "chat-presets", role: "group", "aria-label": "Quick messages" },
+    Object.entries(PRESETS).map(([code, words]) => h("button", {
+      type: "button", "data-preset": code, onclick: () => send({ preset: code }),
+    }, words)));
+  const form = h("form", { class: "chat-form", onsubmit: (ev) => {
+    ev.preventDefault();
+    if (input.value.trim()) send({ text: input.value });
+  } },
+  h("label", { for: input.id, class: "sr-only" }, "Message"), input, count,
+  h("button", { type: "submit" }, "Send"));
+  const el = h("section", { class: "chat-box", "aria-labelledby": `chat-h-${gameId}`, hidden: true },
+    h("h2", { id: `chat-h-${gameId}` }, "Table chat"), list, errorEl, presets, form, mutedEl);
+  let sent = null; // the text sent last (cleared when it comes back)
+
+  input.addEventListener("input", () => {
+    const n = input.value.normalize("NFKC").trim().length;
+    count.textContent = `${n}/${MAX_CHARS}`;
+    count.classList.toggle("over", n > MAX_CHARS);
+  });
+
+  function send(what) {
+    errorEl.textContent = "";
+    try {
+      session.send({ type: "chat", game_id: gameId, ...what });
+      if (what.text !== undefined) sent = what.text;
+    } catch (err) {
+      errorEl.textContent = err.message;
+    }
+  }
+
+  function store() { return session.games.get(gameId); }
+
+  function mySeat() {
+    const s = store();
+    return s && s.start ? s.start.seat : null;
+  }
+
+  function saveMuted() {
+    localStorage.setItem(muteKey(gameId), JSON.stringify([...muted]));
+  }
+
+  function line(msg, me) {
+    const words = msg.preset !== undefined ? (PRESETS[msg.preset] || msg.preset) : msg.text;
+    const mine = msg.seat === me;
+    const tools = mine ? null : h("span", { class: "chat-tools" },
+      h("button", {
+        type: "button", class: "link", "data-mute": String(msg.seat), "aria-label": `Mute ${msg.from}`,
+        onclick: () => { muted.add(msg.seat); saveMuted(); draw(); },
+      }, "Mute"),
+      h("button", {
+        type: "button", class: "link", "data-report": String(msg.id), disabled: reported.has(msg.id),
+        "aria-label": `Report this line of ${msg.from} to the operator`,
+        onclick: (ev) => {
+          ev.currentTarget.disabled = true;
+          try { session.send({ type: "chat_report", game_id: gameId, id: msg.id }); }
+          catch (err) { errorEl.textContent = err.message; ev.currentTarget.disabled = false; }
+        },
+      }, reported.has(msg.id) ? "Reported" : "Report"));
+    return h("li", { class: `chat-line${mine ? " mine" : ""}${msg.preset !== undefined ? " preset" : ""}`, "data-seat": String(msg.seat), "data-id": String(msg.id) },
+      h("time", { class: "small muted", datetime: new Date(msg.at).toISOString() }, clock(msg.at)), " ",
+      h("strong", { class: "chat-from" }, msg.from), ": ",
+      h("span", { class: "chat-text" }, words), tools);
+  }
+
+  function draw() {
+    const s = store();
+    const on = !!(s && s.start && s.start.chat);
+    el.hidden = !on;
+    if (!on) return;
+    const me = mySeat();
+    const stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 20;
+    const shown = (s.chat || []).filter((m) => !muted.has(m.seat)).slice(-LINES);
+    clear(list).append(...(shown.length ? shown.map((m) => line(m, me))
+      : [h("li", { class: "muted small" }, "Nobody has said anything yet. Be kind: everyone here is a person.")]));
+    if (stick) list.scrollTop = list.scrollHeight;
+    clear(mutedEl);
+    const names = s.start.names || [];
+    for (const seat of muted) {
+      mutedEl.append(h("span", { class: "chat-muted-one" }, `${names[seat] || `Seat ${seat + 1}`} is muted `,
+        h("button", { type: "button", class: "link", "data-unmute": String(seat), onclick: () => { muted.delete(seat); saveMuted(); draw(); } }, "Unmute")), " ");
+    }
+    mutedEl.hidden = muted.size === 0;
+    const over = !!(s.end);
+    input.disabled = over;
+    for (const b of presets.querySelectorAll("button")) b.disabled = over;
+  }
+
+  const off = session.on((kind, data) => {
+    if (kind === "chat" && data.message.game_id === gameId) {
+      if (data.message.seat === mySeat() && data.message.text !== undefined && sent !== null) {
+        input.value = ""; // our line came back: the field is free again
+        input.dispatchEvent(new Event("input"));
+        sent = null;
+      }
+      draw();
+    } else if (kind === "chat_reported" && data.game_id === gameId) {
+      reported.add(data.id);
+      toast("Reported to the operator. Thank you.");
+      draw();
+    } else if (kind === "error" && CHAT_ERRORS.has(data.code)) {
+      errorEl.textContent = data.code === "chat_too_long" ? `Not sent: ${data.reason}.`
+        : data.code === "chat_rate" ? `Not sent, too many lines: ${data.reason}.`
+          : `Not sent: ${data.reason}.`;
+      draw();
+    } else if (kind === "game_start") {
+      draw();
+    } else if (kind === "game") {
+      // not on every event: only when chat comes or goes (the start, the end)
+      const s = store();
+      const on = !!(s && s.start && s.start.chat);
+      if (on === el.hidden || (on && s.end && !input.disabled)) draw();
+    }
+  });
+  draw();
+  return { el, draw, stop: off };
+}

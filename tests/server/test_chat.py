@@ -273,12 +273,22 @@ def test_a_table_of_bots_has_no_chat(server: RunningServer) -> None:
         assert not chat_frames(bot)
 
 
+def test_a_person_alone_with_bots_has_no_chat(server: RunningServer) -> None:
+    with Wire(server.ws) as guest:
+        guest.hello_guest("Solo")
+        guest.send({"type": "join", "lobby": "practice", "game": "cunegonda"})
+        start = guest.expect("game_start")
+        assert start["chat"] is False
+        guest.send({"type": "chat", "game_id": start["game_id"], "text": "anyone?"})
+        assert guest.expect("error")["code"] == "chat_off"
+
+
 @pytest.mark.parametrize("lobby", ["ranked", "tournament"])
 def test_chat_is_off_at_ranked_and_tournament_tables(lobby: str) -> None:
-    """Even with a person seated (a tournament table cannot have one today): off by lobby."""
+    """Even with two people seated (such tables only have bots today): off by lobby."""
     seats = [
         SimpleNamespace(index=0, name="Ada", conn=object(), person=True),
-        SimpleNamespace(index=1, name="Bot", conn=object(), person=False),
+        SimpleNamespace(index=1, name="Ben", conn=object(), person=True),
     ]
     fake = SimpleNamespace(
         id="g", seats=seats, setup=SimpleNamespace(lobby=lobby), seat_of=lambda c: 0

@@ -20,6 +20,7 @@ from browser_helpers import (
     shot_pair,
     sign_in_new,
 )
+from test_accessibility import axe_violations
 
 from loopback import LOOPBACK
 
@@ -80,6 +81,7 @@ def test_two_people_chat_with_limits_mute_and_report(
     ben_box.get_by_placeholder("Say something to the table").press("Enter")
     expect(_lines(ada).last).to_contain_text("Ben: Hi Ada, good luck too")
     shot_pair(ada.tab, "chat")
+    assert not axe_violations(ada.tab, "table chat")
 
     # too long: refused with the reason, the text stays to be shortened, nobody gets it
     field = ada_box.get_by_placeholder("Say something to the table")

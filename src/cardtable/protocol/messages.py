@@ -71,7 +71,7 @@ ERROR_CODES: dict[str, str] = {
     "late": "the bot missed its client's time limit for this decision (reported by its client)",
     "client_error": "the client library could not handle this request (reported by the client)",
     "chat_off": "there is no chat at this table for you (ranked and tournament tables, tables "
-    "without a person, spectators, a bot that did not say chat: true in hello)",
+    "with fewer than two people, spectators, a bot that did not say chat: true in hello)",
     "chat_too_long": "a chat line longer than 200 characters (after NFKC); nothing was sent",
     "chat_rate": "more than 5 chat lines within 10 s from one seat; wait, nothing was sent",
     "bad_chat": "a chat line that is empty or holds control or invisible characters, or a "
@@ -492,8 +492,8 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
             },
             "chat": {
                 "type": "boolean",
-                "description": "table chat is on for this seat (practice and private tables "
-                "with a person; a bot only after hello with chat: true); spectators: false",
+                "description": "table chat is on for this seat (tables of two people or more; "
+                "a bot only after hello with chat: true); spectators: false",
             },
             "bot_seed": {
                 "type": "integer",

@@ -8,8 +8,8 @@ This package owns:
   its hello). Spectators never get chat (like lichess's players' chat: nothing said at the table
   can leak past the spectator delay).
 - **limits** (:mod:`.room`): 200 characters a line, 5 lines per 10 s per seat; chat is on at
-  practice and private tables with a person only (off for ranked and tournament tables, and a
-  table of bots has none).
+  tables (practice or private) with two people or more only: off for ranked and tournament
+  tables, and a table of bots, or of one person and bots, has none.
 - **mute**: per viewer, in the page (``static/chat.js``, remembered per table in
   ``localStorage``); the server sends every line to every seat with chat.
 - **reports** (:mod:`.room`, :mod:`.api`): a seat reports a line to the operator; the operator

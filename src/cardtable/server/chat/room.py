@@ -97,8 +97,9 @@ class ChatRoom:
     def __init__(self, table: ChatTable) -> None:
         self.table = table
         seats = table.seats
-        #: chat is on: a practice or private table with a person
-        self.on = table.setup.lobby in CHAT_LOBBIES and any(s.person for s in seats)
+        #: chat is on: a practice or private table with two people or more (a person alone
+        #: with bots has nobody to talk to; ranked and tournament tables never)
+        self.on = table.setup.lobby in CHAT_LOBBIES and sum(1 for s in seats if s.person) >= 2
         self.lines: list[ChatLine] = []
         self._said: dict[int, deque[float]] = {}
         self._writes: set[asyncio.Future[Any]] = set()
@@ -129,7 +130,7 @@ class ChatRoom:
         if not self.on:
             raise ChatError(
                 "chat_off",
-                "this table has no chat (only practice and private tables with a person do)",
+                "this table has no chat (only tables of two people or more do)",
             )
         if not self.hears(seat):
             raise ChatError("chat_off", "a bot chats only after saying chat: true in its hello")

@@ -47,7 +47,7 @@ ERROR_CODES: dict[str, str] = {
     "flood": "too many messages too fast; the connection is closed",
     "not_hello": "the first message must be a hello",
     "spectator_cannot_act": "a spectator sent a message only a seat may send (action, join, "
-    "fault, resume); nothing changes and it goes on watching",
+    "fault, resume, chat); nothing changes and it goes on watching",
     "not_your_turn": "the request_id is not an open request of this connection",
     "illegal_action": "the action is well formed but the rules do not allow it now",
     "invalid_action": "the action is malformed for this request",

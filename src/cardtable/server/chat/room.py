@@ -32,6 +32,8 @@ CHAT_LOBBIES = frozenset({"practice", "private"})
 #: control, format (bidirectional overrides, zero-width spaces), private-use, surrogate or
 #: unassigned character is refused.
 _ALLOWED_FORMAT = frozenset({"\u200d"})
+#: A seat that resumes gets this many of the newest lines again (the page shows as many).
+REPLAYED = 200
 
 
 class ChatError(Exception):
@@ -114,10 +116,10 @@ class ChatRoom:
         return seat_index is not None and self.hears(self.table.seats[seat_index])
 
     def replay(self, seat_index: int) -> None:
-        """A seat (re)attached: the lines so far, in order."""
+        """A seat (re)attached: the lines so far (the last :data:`REPLAYED`), in order."""
         seat = self.table.seats[seat_index]
         if self.hears(seat):
-            for line in self.lines:
+            for line in self.lines[-REPLAYED:]:
                 seat.conn.send_text(dumps(line.message()))
 
     # -- saying -------------------------------------------------------------------------------
@@ -126,7 +128,7 @@ class ChatRoom:
         index = self.table.seat_of(conn)
         if index is None:
             raise ChatError("chat_off", f"you hold no seat in game {self.table.id}")
-        seat = self.table.seats[index]
+        seat: ChatSeat = self.table.seats[index]
         if not self.on:
             raise ChatError(
                 "chat_off",

@@ -117,7 +117,9 @@ class ChatStore:
                         reported_at=now(),
                     )
                 )
-                return int(result.inserted_primary_key[0])
+                key = result.inserted_primary_key
+                assert key is not None
+                return int(key[0])
         except IntegrityError:  # reported before by the same seat: the same report
             with self.engine.connect() as conn:
                 row = conn.execute(

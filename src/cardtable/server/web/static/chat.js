@@ -61,7 +61,9 @@ export function chatPanel(gameId) {
   h("label", { for: input.id, class: "sr-only" }, "Message"), input, count,
   h("button", { type: "submit" }, "Send"));
   const el = h("section", { class: "chat-box", "aria-labelledby": `chat-h-${gameId}`, hidden: true },
-    h("h2", { id: `chat-h-${gameId}` }, "Table chat"), list, errorEl, presets, form, mutedEl);
+    // the lines' box is a log (new lines are read out politely); the list keeps its list role
+    h("h2", { id: `chat-h-${gameId}` }, "Table chat"), h("div", { role: "log", "aria-label": "Table chat lines" }, list),
+    errorEl, presets, form, mutedEl);
   let sent = null; // the text sent last (cleared when it comes back)
 
   input.addEventListener("input", () => {

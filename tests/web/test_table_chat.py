@@ -3,7 +3,8 @@
 The rules tested: a preset quick message and a typed line reach the other person as plain text
 (HTML stays text); a line over 200 characters and a flood (a 6th line within 10 s) are refused
 with a clear message and reach nobody; muting a person hides their lines for the muter only,
-also after a reload (remembered for the table); a reported line reaches the operator's API.
+also after a reload (remembered for the table); a reported line reaches the operator's API; a
+line that comes while the chat is out of view (a phone) is announced, and a tap shows the chat.
 """
 
 from __future__ import annotations
@@ -146,5 +147,24 @@ def test_two_people_chat_with_limits_mute_and_report(
     # unmute: Ada's lines are back for Ben
     ben_box.get_by_role("button", name="Unmute").click()
     expect(ben_box.locator(f'.chat-line[data-seat="{ada.seat}"]')).to_have_count(said)
+
+    # on a phone deciding above the chat, a line from the other person is announced at the
+    # bottom of the screen; a tap brings the chat into view
+    ada.page.set_viewport_size({"width": 390, "height": 420})
+    ada.page.evaluate("window.scrollTo(0, 0)")
+    ada.page.wait_for_function(
+        "() => document.querySelector('.chat-lines').getBoundingClientRect().top > innerHeight"
+    )
+    # two frames: the page's IntersectionObserver has seen the chat leave the screen
+    ada.page.evaluate(
+        "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+    )
+    ben_box.get_by_placeholder("Say something to the table").fill("Your turn, Ada")
+    ben_box.get_by_role("button", name="Send").click()
+    note = ada.page.locator(".chat-new")
+    expect(note).to_have_text("New in the table chat: Ben: Your turn, Ada")
+    note.click()
+    expect(note).to_be_hidden()
+    expect(_lines(ada).last).to_be_in_viewport()
     for p in (ada, ben):
         assert not p.tab.errors, p.tab.errors

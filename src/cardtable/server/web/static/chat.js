@@ -65,6 +65,20 @@ export function chatPanel(gameId) {
     h("h2", { id: `chat-h-${gameId}` }, "Table chat"), h("div", { role: "log", "aria-label": "Table chat lines" }, list),
     errorEl, presets, form, mutedEl);
   let sent = null; // the text sent last (cleared when it comes back)
+  // a line from someone else while the chat is out of view (a phone deciding above it): a small
+  // note at the bottom of the screen says so; a tap brings the chat into view
+  const notice = h("button", { type: "button", class: "chat-new", hidden: true, onclick: () => {
+    notice.hidden = true;
+    el.scrollIntoView({ block: "nearest" });
+    input.focus({ preventScroll: true });
+  } });
+  let inView = true;
+  const watcher = typeof IntersectionObserver === "function" ? new IntersectionObserver((entries) => {
+    inView = entries.some((e) => e.isIntersecting);
+    if (inView) notice.hidden = true;
+  }) : null;
+  if (watcher) watcher.observe(list);
+  document.body.appendChild(notice);
 
   input.addEventListener("input", () => {
     const n = input.value.normalize("NFKC").trim().length;
@@ -141,6 +155,12 @@ export function chatPanel(gameId) {
 
   const off = session.on((kind, data) => {
     if (kind === "chat" && data.message.game_id === gameId) {
+      const m = data.message;
+      if (!inView && m.seat !== mySeat() && !muted.has(m.seat)) {
+        const words = m.preset !== undefined ? (PRESETS[m.preset] || m.preset) : m.text;
+        notice.textContent = `New in the table chat: ${m.from}: ${words.length > 60 ? `${words.slice(0, 60)}…` : words}`;
+        notice.hidden = false;
+      }
       if (data.message.seat === mySeat() && data.message.text !== undefined && sent !== null) {
         input.value = ""; // our line came back: the field is free again
         input.dispatchEvent(new Event("input"));
@@ -166,5 +186,10 @@ export function chatPanel(gameId) {
     }
   });
   draw();
-  return { el, draw, stop: off };
+  const stop = () => {
+    off();
+    if (watcher) watcher.disconnect();
+    notice.remove();
+  };
+  return { el, draw, stop };
 }

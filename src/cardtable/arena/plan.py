@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cardtable.core.registry import split_bot_ref
+from cardtable.stdio.spec import is_program_ref
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,12 @@ def make_entries(refs: list[str], seats: int | None = None) -> tuple[Entry, ...]
 
 
 def is_file_ref(ref: str) -> bool:
-    """Whether ``ref`` names a bot file (``path.py`` or ``path.py:Class``), as load_bot reads it."""
+    """Whether ``ref`` names a bot file (``path.py`` or ``path.py:Class``), as load_bot reads it.
+
+    A program (``cmd:...``) is not one: it keeps its own deadline (:mod:`cardtable.stdio`).
+    """
+    if is_program_ref(ref):
+        return False
     base, _options = split_bot_ref(ref)
     return ":" in base or base.endswith(".py")
 

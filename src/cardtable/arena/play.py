@@ -18,6 +18,7 @@ from typing import Any
 
 from cardtable.core import Agent, GameInfo, MatchLog, game_spec, load_bot, run_match
 from cardtable.core.registry import GAME_MODULES
+from cardtable.stdio.spec import is_program_ref
 
 from .guard import GuardedAgent, guard_agent, queue_wait
 from .plan import TournamentPlan
@@ -28,6 +29,12 @@ CATEGORIES = {
     "IllegalAction": "illegal",
     "DecisionTimeout": "timeout",
     "BotReplaced": "replaced",
+    # a program's faults (cardtable.stdio)
+    "ProgramCrashed": "crashed",
+    "NotAMessage": "not_a_message",
+    "ProgramLate": "timeout",
+    "ProgramFlooded": "flood",
+    "ProgramGone": "replaced",
 }
 
 
@@ -101,7 +108,9 @@ def play_game(plan: TournamentPlan, deal: int, rotation: int) -> GameOutcome:
     guarded: list[GuardedAgent] = []
     for seat, e in enumerate(seating):
         entry = plan.entries[e]
-        bot = load_bot(plan.game, entry.ref, seed=plan.bot_seed(deal, e))
+        # a program (cmd:...) keeps the deadline itself: it knows when its answer is late
+        own = {"deadline": plan.decision_timeout} if is_program_ref(entry.ref) else {}
+        bot = load_bot(plan.game, entry.ref, seed=plan.bot_seed(deal, e), **own)
         guarded.append(guard_agent(bot, plan.deadline_for(entry), f"{names[seat]}@{seat}"))
 
     info_rules = game.rules_json()

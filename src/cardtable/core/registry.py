@@ -244,13 +244,16 @@ def split_bot_list(text: str) -> list[str]:
     """``expert:iterations=128,time_cap=none,heuristic`` -> the two bot references.
 
     Commas separate bots and also the options of one bot: a piece with ``=`` but no ``:`` is an
-    option of the bot before it.
+    option of the bot before it. A program's options in brackets (``cmd[cwd=a,deadline=2]:./b``)
+    stay with it.
     """
     refs: list[str] = []
     for piece in (p.strip() for p in text.split(",")):
         if not piece:
             continue
-        if "=" in piece and ":" not in piece:
+        if refs and refs[-1].startswith("cmd[") and "]" not in refs[-1]:
+            refs[-1] += "," + piece
+        elif "=" in piece and ":" not in piece:
             if not refs:
                 raise ValueError(f"bot option {piece!r} before any bot in {text!r}")
             refs[-1] += "," + piece
@@ -262,11 +265,17 @@ def split_bot_list(text: str) -> list[str]:
 def load_bot(game: str, ref: str, seed: int = 0, **options: Any) -> Agent:
     """Build a bot from a registered name (``random``, ``heuristic``, ``expert``) or a file.
 
+    ``cmd:./mybot --arg`` (or ``cmd[cwd=dir]:node bot.js``) is a program in any language
+    speaking the stdio protocol (docs/stdio-bots.md, :mod:`cardtable.stdio`).
     A file reference is ``path/to/bot.py:ClassName`` (or ``path/to/bot.py`` with a class or factory
     called ``Bot``). The class is called with ``seed=`` if it accepts it. Either form may end in
     options for the bot's constructor, ``expert:iterations=128,time_cap=none`` (see
     :func:`split_bot_ref`); keyword ``options`` given here win over those in ``ref``.
     """
+    if ref.startswith(("cmd:", "cmd[")):  # a program speaking the stdio protocol
+        from cardtable.stdio import program_agent
+
+        return program_agent(game, ref, seed, **options)
     full_ref = ref
     ref, ref_options = split_bot_ref(ref)
     options = {**ref_options, **options}

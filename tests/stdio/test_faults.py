@@ -1,0 +1,102 @@
+"""Each fault kind of a program bot (issue 39): the right fault, the game goes on, nothing hangs.
+
+The programs are small Python scripts (tests/stdio/stdio_games.py) that play like the starter kit
+until one request and then crash, write garbage, sleep past the deadline, answer illegally or
+flood; every test plays the whole game to its end with the fallback answering for them.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from stdio_games import misbehaving, play
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_a_crash_mid_game_names_the_exit_code_and_last_stderr_and_the_game_goes_on(
+    tmp_path: Path,
+) -> None:
+    game, log = play("kuhhandel", misbehaving(tmp_path, "crash", 3))
+    assert game.is_over()
+    first = log.faults[0]
+    assert first.error == "ProgramCrashed"
+    assert "exit code 3" in first.reason
+    assert "boom at request 3" in first.reason
+    # the rest of its decisions are forfeited to the fallback, each a fault saying why
+    assert log.faults[1:] and {f.error for f in log.faults[1:]} == {"ProgramGone"}
+    assert all(f.seat == 0 for f in log.faults)
+
+
+def test_a_crashed_program_is_started_again_for_the_next_game(tmp_path: Path) -> None:
+    ref = misbehaving(tmp_path, "crash", 3)
+    for seed in (1, 2):
+        game, log = play("kuhhandel", ref, seed=seed)
+        assert game.is_over() and log.faults[0].error == "ProgramCrashed"
+
+
+def test_a_garbage_line_is_shown_and_is_one_fault(tmp_path: Path) -> None:
+    game, log = play("kuhhandel", misbehaving(tmp_path, "garbage", 2))
+    assert game.is_over()
+    assert [f.error for f in log.faults] == ["NotAMessage"]
+    assert "I think I will bid 10" in log.faults[0].reason
+    assert "not JSON" in log.faults[0].reason
+
+
+def test_an_answer_past_the_deadline_is_late_with_the_deadline_and_then_skipped(
+    tmp_path: Path,
+) -> None:
+    # deadline 2 s, the answer 3 s late: the next request's 2 s are ample for the next answer
+    ref = misbehaving(tmp_path, "slow", 2, "3", options="deadline=2")
+    game, log = play("kuhhandel", ref)
+    assert game.is_over()
+    assert [f.error for f in log.faults] == ["ProgramLate"]
+    assert "deadline of 2000 ms" in log.faults[0].reason
+
+
+def test_a_stuck_program_is_killed_after_two_late_answers_and_nothing_hangs(
+    tmp_path: Path,
+) -> None:
+    started = time.monotonic()
+    game, log = play("kuhhandel", misbehaving(tmp_path, "stuck", 2, options="deadline=0.5"))
+    assert game.is_over()
+    assert [f.error for f in log.faults[:2]] == ["ProgramLate", "ProgramLate"]
+    assert {f.error for f in log.faults[2:]} <= {"ProgramGone"}
+    assert time.monotonic() - started < 60
+
+
+def test_an_illegal_answer_lists_the_legal_choices(tmp_path: Path) -> None:
+    # the first request of a classic game is a turn: choices [auction]; a claim is not one
+    game, log = play("kuhhandel", misbehaving(tmp_path, "illegal", 1))
+    assert game.is_over()
+    assert [f.error for f in log.faults] == ["IllegalAction"]
+    assert 'legal: {"kind":"auction"}' in log.faults[0].reason
+
+
+def test_an_answer_that_is_no_action_of_the_game_is_invalid(tmp_path: Path) -> None:
+    game, log = play("cunegonda", misbehaving(tmp_path, "illegal", 1), seats=4)
+    assert game.is_over()
+    assert [f.error for f in log.faults] == ["InvalidAction"]
+    assert "nonsense" in log.faults[0].reason
+
+
+@pytest.mark.parametrize("mode", ["long_line", "stderr_flood", "stdout_flood"])
+def test_a_flooding_program_is_cut_off(tmp_path: Path, mode: str) -> None:
+    game, log = play("kuhhandel", misbehaving(tmp_path, mode, 2))
+    assert game.is_over()
+    first = log.faults[0]
+    if mode == "stdout_flood":  # a few flooded lines may be taken as answers, not the rest
+        first = next(f for f in log.faults if f.error != "IllegalAction")
+        assert log.faults.index(first) <= 2
+    assert first.error == "ProgramFlooded", log.faults
+    assert "cut off" in first.reason
+    assert {f.error for f in log.faults[log.faults.index(first) + 1 :]} <= {"ProgramGone"}
+
+
+def test_a_program_that_cannot_start_faults_on_its_first_decision(tmp_path: Path) -> None:
+    game, log = play("kuhhandel", f"cmd:{tmp_path / 'no-such-program'}")
+    assert game.is_over()
+    assert log.faults[0].error == "ProgramCrashed"
+    assert "could not start" in log.faults[0].reason

@@ -253,7 +253,7 @@ def split_bot_list(text: str) -> list[str]:
             continue
         if refs and refs[-1].startswith("cmd[") and "]" not in refs[-1]:
             refs[-1] += "," + piece
-        elif "=" in piece and ":" not in piece:
+        elif "=" in piece and ":" not in piece and not piece.startswith("cmd["):
             if not refs:
                 raise ValueError(f"bot option {piece!r} before any bot in {text!r}")
             refs[-1] += "," + piece

@@ -30,6 +30,7 @@ from cardtable.core import (
     split_bot_ref,
 )
 from cardtable.core.contract import Event, GameInfo
+from cardtable.stdio.spec import is_program_ref, parse_program_ref
 
 HELP = "play one game and print it (bots by name or file; 'human' for a person at the terminal)"
 
@@ -91,7 +92,11 @@ def bot_seed(seed: int, seat: int) -> int:
     return seed * 1000 + seat
 
 
-def build_agents(game: str, refs: list[str], seed: int) -> list[Agent]:
+def build_agents(
+    game: str, refs: list[str], seed: int, deadline: float | None = None
+) -> list[Agent]:
+    """One agent per seat; a program (``cmd:...``) answers within ``deadline`` seconds (its own
+    reference's, else 5, when ``None``)."""
     agents: list[Agent] = []
     for i, ref in enumerate(refs):
         if ref == "human":
@@ -99,8 +104,16 @@ def build_agents(game: str, refs: list[str], seed: int) -> list[Agent]:
 
             agents.append(TerminalPlayer(game))
         else:
-            agents.append(load_bot(game, ref, seed=bot_seed(seed, i)))
+            own = {"deadline": deadline} if deadline and is_program_ref(ref) else {}
+            agents.append(load_bot(game, ref, seed=bot_seed(seed, i), **own))
     return agents
+
+
+def bot_label(ref: str) -> str:
+    """``mybot`` for ``path/mybot.py:MyBot``, ``bot`` for ``cmd:node bot.js``."""
+    if is_program_ref(ref):
+        return parse_program_ref(ref).label
+    return split_bot_ref(ref)[0].rsplit(":", 1)[-1].removesuffix(".py")
 
 
 def seat_refs(bots: str, seats: int) -> list[str]:
@@ -126,12 +139,9 @@ def run(args: argparse.Namespace) -> int:
     names = (
         tuple(n.strip() for n in args.names.split(","))
         if args.names
-        else tuple(
-            f"{split_bot_ref(r)[0].rsplit(':', 1)[-1].removesuffix('.py')}-{i}"
-            for i, r in enumerate(refs)
-        )
+        else tuple(f"{bot_label(r)}-{i}" for i, r in enumerate(refs))
     )
-    agents = build_agents(args.game, refs, args.seed)
+    agents = build_agents(args.game, refs, args.seed, args.deadline or None)
     game = spec.new_game(rules, seats, args.seed)
     for agent in agents:
         if hasattr(agent, "check"):  # a person: let them retry instead of losing the game

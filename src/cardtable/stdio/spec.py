@@ -34,7 +34,11 @@ class ProgramSpec:
 
     @property
     def label(self) -> str:
-        """A short name for people: the program's file name."""
+        """A short name for people: the program's file name, or its script's when it is an
+        interpreter's argument (``node bot.js`` -> ``bot``)."""
+        for arg in self.argv[1:]:
+            if not arg.startswith("-") and Path(arg).suffix:
+                return Path(arg).stem
         return Path(self.argv[0]).name
 
     def describe(self) -> str:

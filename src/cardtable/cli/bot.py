@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cardtable.client import GameReport
 
-HELP = "connect a bot (built in or path/to/bot.py:Class) to a cardtable server and play games"
+HELP = (
+    "connect a bot (built in, path/to/bot.py:Class, or --cmd a program in any language) to a "
+    "cardtable server and play games"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,6 +32,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--guest", default=None, help="play as a guest with this display name instead")
     p.add_argument("--bot", default="heuristic", help="built-in bot name or path/to/bot.py[:Class]")
+    p.add_argument(
+        "--cmd",
+        default=None,
+        metavar="COMMAND",
+        help='a program in any language speaking the stdio protocol, "./mybot --arg" or '
+        '"node bot.js" (docs/stdio-bots.md); instead of --bot',
+    )
+    p.add_argument("--cwd", default=None, metavar="DIR", help="with --cmd: its working directory")
+    p.add_argument(
+        "--log",
+        default=None,
+        metavar="FILE",
+        help="with --cmd: append every line both ways to FILE (> to it, < from it, ! its stderr)",
+    )
     p.add_argument(
         "--lobby",
         default="ranked",
@@ -97,13 +114,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def default_version(bot: str) -> str:
     """The version sent in ``hello`` unless ``--version-tag`` says one: the first 12 hex of the
-    bot file's SHA-256 (so an author sees which code played), else ``NAME@cardtable-X.Y.Z``."""
+    bot file's SHA-256 (so an author sees which code played; a program's: its last argument that
+    is a file, ``bot.js`` of ``node bot.js``), else ``NAME@cardtable-X.Y.Z``."""
     import hashlib
     from pathlib import Path
 
     import cardtable
 
     path = Path(bot.split(":", 1)[0]) if bot.split(":", 1)[0].endswith(".py") else None
+    if bot.startswith(("cmd:", "cmd[")):  # a program: its last argument that is a file
+        from cardtable.stdio import parse_program_ref
+
+        spec = parse_program_ref(bot)
+        files = [Path(spec.cwd or ".", a) for a in spec.argv if Path(spec.cwd or ".", a).is_file()]
+        path = files[-1] if files else None
     if path is not None and path.is_file():
         return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()[:12]
     return f"{bot}@cardtable-{cardtable.__version__}"[:64]
@@ -131,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("CARDTABLE_TOKEN")
     if args.guest is None and (not args.name or not token):
         raise ValueError("a bot needs --name and --token (or $CARDTABLE_TOKEN), or use --guest")
+    bot = program_ref(args) if args.cmd else args.bot
     reports: list[GameReport] = []
     total: int | None = args.games
     if args.challenge:
@@ -152,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
             server_url(args.server),
             None if args.guest else args.name,
             None if args.guest else token,
-            args.bot,
+            bot,
             guest=args.guest,
             lobby=args.lobby,
             game=args.game,
@@ -168,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
             else args.fallback == "client" and not args.no_fallback,
             on_result=show,
             tournament=args.tournament,
-            version=default_version(args.bot) if args.version_tag is None else args.version_tag,
+            version=default_version(bot) if args.version_tag is None else args.version_tag,
             opponent=args.challenge,
             rated=args.rated,
             accept_challenges={"auto": None, "yes": True, "no": False}[args.accept_challenges],
@@ -189,6 +214,14 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(totals(reports))
     return 0
+
+
+def program_ref(args: argparse.Namespace) -> str:
+    """The ``cmd[...]:COMMAND`` reference of ``--cmd`` with ``--cwd`` and ``--log``."""
+    options = [f"{key}={value}" for key, value in (("cwd", args.cwd), ("log", args.log)) if value]
+    if any("," in o or "]" in o for o in options):
+        raise ValueError("--cwd and --log paths may not contain ',' or ']'")
+    return f"cmd[{','.join(options)}]:{args.cmd}" if options else f"cmd:{args.cmd}"
 
 
 def progress(done: int, total: int | None) -> str:

@@ -56,7 +56,15 @@ from cardtable.client.seat import (
     SeatState,
     event_from_json,
 )
-from cardtable.core.contract import JSON, Agent, GameInfo, Request, Result, Termination
+from cardtable.core.contract import (
+    JSON,
+    ActionError,
+    Agent,
+    GameInfo,
+    Request,
+    Result,
+    Termination,
+)
 from cardtable.core.registry import game_spec
 
 log = logging.getLogger("cardtable.client")
@@ -822,6 +830,11 @@ class Client:
                 report = messages.fault(seat.game_id, request_id, "late", text)
             except asyncio.CancelledError:
                 raise
+            except ActionError as exc:  # the agent checked its own answer (a program's, stdio)
+                self.stats.invalid += 1
+                text = f"not an action for {request.kind}: {exc.reason}"
+                self._fault(seat, f"agent answered {text}", request_id)
+                report = messages.fault(seat.game_id, request_id, "invalid_action", text)
             except Exception as exc:
                 self.stats.agent_errors += 1
                 where = bot_frame(exc)

@@ -75,6 +75,8 @@ class AgentRunner:
 
         Any exception the agent raises is re-raised here unchanged.
         """
+        if hasattr(self.agent, "budget_s"):  # an agent that keeps the deadline itself (a program)
+            self.agent.budget_s = max(budget_s, 0.0)
         if self._executor is None:
             return self.agent.act(observation, request)
         loop = asyncio.get_running_loop()

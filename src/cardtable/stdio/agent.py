@@ -30,6 +30,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from cardtable.client.runner import AgentLate
 from cardtable.client.seat import GameCodec
 from cardtable.core.contract import Event, GameInfo, IllegalAction, InvalidAction, Request, Result
 from cardtable.stdio.messages import PROTOCOL, VERSION, MessageError, dumps, parse_program_line
@@ -45,8 +46,12 @@ class NotAMessage(Exception):
     """The program wrote a line that is not the message the protocol expects."""
 
 
-class ProgramLate(TimeoutError):
-    """The program did not answer within the deadline."""
+class ProgramLate(AgentLate):
+    """The program did not answer within the deadline (a client reports it as ``late``)."""
+
+    def __init__(self, text: str, budget_s: float) -> None:
+        TimeoutError.__init__(self, text)
+        self.budget_s = budget_s
 
 
 class ProgramFlooded(Exception):
@@ -259,7 +264,8 @@ class ProgramAgent:
             if line is None:
                 raise ProgramLate(
                     f"{self.spec.label} did not answer {what} within its deadline of "
-                    f"{timeout * 1000:.0f} ms"
+                    f"{timeout * 1000:.0f} ms",
+                    timeout,
                 )
             if isinstance(line, Exited):
                 raise self._crashed(program, "exited")

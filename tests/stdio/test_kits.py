@@ -1,0 +1,80 @@
+"""The starter kits (examples/stdio/, issue 39) build, run and play legally: each plays a classic
+and a Master game of Kuhhandel and a Cunegonda match in the arena, and the C and Node kits a
+ranked game on a real server through ``cardtable bot --cmd``, all with 0 faults. The C tests
+skip when there is no ``cc``, the Node ones when there is no ``node``."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from stdio_games import KITS
+from test_server import play_ranked, server  # noqa: F401 (the fixture)
+
+from server.wire import RunningServer
+
+CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
+
+
+@pytest.fixture(scope="module")
+def c_bot(tmp_path_factory: pytest.TempPathFactory) -> str:
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler (cc) on this machine: the C kit is not built")
+    binary = tmp_path_factory.mktemp("c-kit") / "bot"
+    flags = ["-O2", "-Wall", "-Wextra", "-Werror", "-std=c11", "-D_POSIX_C_SOURCE=200809L"]
+    subprocess.run([cc, *flags, "-o", str(binary), str(KITS / "c" / "bot.c")], check=True)
+    return shlex.join([str(binary)])
+
+
+@pytest.fixture(scope="module")
+def node_bot() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no Node.js (node) on this machine: the Node kit is not run")
+    return shlex.join([node, str(KITS / "node" / "bot.js")])
+
+
+@pytest.fixture(scope="module")
+def python_bot() -> str:
+    return shlex.join([sys.executable, str(KITS / "python" / "bot.py")])
+
+
+@pytest.fixture(params=["c", "node", "python"])
+def kit(request: pytest.FixtureRequest) -> str:
+    return str(request.getfixturevalue(f"{request.param}_bot"))
+
+
+@pytest.mark.parametrize(
+    ("game", "rules"), [("kuhhandel", "classic"), ("kuhhandel", "master"), ("cunegonda", None)]
+)
+def test_a_kit_plays_whole_games_in_the_arena_with_no_fault(
+    kit: str, game: str, rules: str | None, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.json"
+    argv = [CARDTABLE, "arena", game, "--bots", f"cmd:{kit},heuristic", "--games", "1"]
+    argv += ["--json", str(report), "--no-progress", *(["--rules", rules] if rules else [])]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(report.read_text())
+    assert set(data["terminations"]) == {"normal"}
+    assert [e["ref"] for e in data["entries"]].count(f"cmd:{kit}") == 1
+    for entry in data["entries"]:
+        assert entry["faults"]["decisions"] == 0, entry
+
+
+@pytest.mark.parametrize("lang", ["c", "node"])
+def test_a_kit_plays_a_ranked_game_on_a_server_with_no_fault(
+    lang: str,
+    request: pytest.FixtureRequest,
+    server: RunningServer,  # noqa: F811 (the fixture)
+) -> None:
+    command = str(request.getfixturevalue(f"{lang}_bot"))
+    done = play_ranked(server, f"{lang}kit", command)
+    assert done.returncode == 0, done.stderr
+    assert "1 games:" in done.stdout and "0 faults" in done.stdout, done.stdout

@@ -78,3 +78,30 @@ def test_a_kit_plays_a_ranked_game_on_a_server_with_no_fault(
     done = play_ranked(server, f"{lang}kit", command)
     assert done.returncode == 0, done.stderr
     assert "1 games:" in done.stdout and "0 faults" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("lang", "game"), [("c", "kuhhandel"), ("node", "cunegonda"), ("python", "kuhhandel")]
+)
+def test_new_bot_lang_writes_a_kit_that_plays(
+    lang: str, game: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    request.getfixturevalue(f"{lang}_bot")  # skips without cc / node
+    done = subprocess.run(
+        [CARDTABLE, "new-bot", game, "--lang", lang],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    if lang == "c":  # the printed build line builds it
+        build = next(line for line in lines if line.strip().startswith("cc "))
+        subprocess.run(shlex.split(build), cwd=tmp_path, check=True)
+    play = next(line for line in lines if "cardtable play" in line)
+    argv = [CARDTABLE, *shlex.split(play)[1:], "--json", "--seed", "3"]
+    result = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["faults"] == [] and data["result"]["termination"] == "normal"

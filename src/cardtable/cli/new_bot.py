@@ -1,5 +1,8 @@
 """``cardtable new-bot GAME``: write a starter bot that runs, to grow into your own.
 
+``--lang c|node|python`` writes a program in that language that speaks the stdio protocol
+(:mod:`cardtable.stdio`, docs/stdio-bots.md) instead of a Python class.
+
 The starter answers every request of the game legally with a simple rule, names the request's
 fields where it reads them, and points to the documentation. ``tests/cli/test_new_bot.py``
 generates each one and plays a game with it.
@@ -109,14 +112,60 @@ class {name}:
 STARTERS = {"kuhhandel": KUHHANDEL, "cunegonda": CUNEGONDA}
 
 
+#: ``--lang`` -> the stdio starter kit (cardtable/stdio/kits/, also examples/stdio/): its file
+#: name, and how to run it once written (``{out}`` is the file written).
+KITS = {
+    "python": ("python/bot.py", "python3 {out}"),
+    "node": ("node/bot.js", "node {out}"),
+    "c": ("c/bot.c", "./{stem}"),
+}
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", help="kuhhandel or cunegonda")
-    p.add_argument("--out", default="mybot.py", metavar="FILE", help="file to write (mybot.py)")
+    p.add_argument(
+        "--lang",
+        choices=sorted(KITS),
+        default=None,
+        help="write a program in this language speaking the stdio protocol instead of a Python "
+        "class (docs/stdio-bots.md); it plays both games",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="file to write (mybot.py; with --lang: bot.py, bot.js or bot.c)",
+    )
     p.add_argument("--name", default="MyBot", help="the bot's class name (MyBot)")
     p.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
 
 
+def write_kit(args: argparse.Namespace) -> int:
+    """``--lang``: copy the stdio starter kit of the language and say how to build and run it."""
+    from importlib.resources import files
+
+    if args.game not in STARTERS:
+        known = ", ".join(sorted(STARTERS))
+        raise ValueError(f"no starter for {args.game!r} (there are: {known})")
+    source, run_line = KITS[args.lang]
+    out = Path(args.out or Path(source).name)
+    if out.exists() and not args.force:
+        raise ValueError(f"{out} exists; choose another --out or add --force")
+    out.write_text(files("cardtable.stdio").joinpath("kits", source).read_text())
+    command = run_line.format(out=out, stem=out.with_suffix(""))
+    print(f"wrote {out} (it plays every request of kuhhandel and cunegonda): try it with")
+    if args.lang == "c":
+        print(f"  cc -O2 -o {out.with_suffix('')} {out}")
+    others = "heuristic,random" if args.game == "kuhhandel" else "heuristic,heuristic,heuristic"
+    print(f'  cardtable play {args.game} --bots "cmd:{command},{others}"')
+    print("the protocol: docs/stdio-bots.md")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.lang is not None:
+        return write_kit(args)
+    args.out = args.out or "mybot.py"
     template = STARTERS.get(args.game)
     if template is None:
         known = ", ".join(sorted(STARTERS))

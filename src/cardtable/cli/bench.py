@@ -11,6 +11,7 @@ from typing import Any
 from cardtable.cli.play import build_agents, seat_refs
 from cardtable.core import game_spec, run_match
 from cardtable.core.compiled import build_line, engine_build
+from cardtable.stdio.spec import is_program_ref
 
 HELP = "measure engine speed: games/s, decisions/s and µs per decision on one core"
 
@@ -74,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     refs = seat_refs(args.bots, seats)
     if args.frames:
         return _frames(args, spec, rules, seats, refs)
+    if any(is_program_ref(r) for r in refs):
+        return _program_overhead(args, rules, seats, refs)
     if not args.json:
         print(build_line([args.game]), flush=True)
     if args.skeleton and (
@@ -154,6 +157,29 @@ def run(args: argparse.Namespace) -> int:
                 f"  env steps/s ÷ engine decisions/s: {out['env_vs_engine']} "
                 f"(÷ observed: {out['env_vs_observed']})"
             )
+    return 0
+
+
+def _program_overhead(args: argparse.Namespace, rules: object, seats: int, refs: list[str]) -> int:
+    """``--bots cmd:...``: a program's cost per decision beside the same rule in this process
+    (:mod:`cardtable.stdio.overhead`)."""
+    from cardtable.stdio.overhead import measure
+
+    out = measure(args.game, rules, seats, refs, args.games, args.seed)
+    out = {"game": args.game, "seats": seats, "bots": refs, "games": args.games, **out}
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return 0
+    print(
+        f"{args.game} {seats} seats, bots {','.join(refs)}: {args.games} games, each played "
+        f"with the program and with the Python starter kit's rule in this process\n"
+        f"  program: {out['program_decisions']} decisions, {out['program_us_per_decision']} µs "
+        f"mean (p50 {out['program_us_p50']}, p99 {out['program_us_p99']})\n"
+        f"  in process: {out['python_decisions']} decisions, {out['python_us_per_decision']} µs "
+        f"mean (p50 {out['python_us_p50']})\n"
+        f"  stdio adapter overhead per decision: {out['adapter_overhead_us_per_decision']} µs "
+        f"mean, {out['adapter_overhead_us_p50']} µs p50"
+    )
     return 0
 
 

@@ -11,11 +11,13 @@ request kinds and fields: docs/stdio-bots.md. Try it:
 
 import json
 import sys
+from typing import Any
 
 
-def payment(wallet, amount):
+def payment(wallet: list[int], amount: int) -> list[int]:
     """Notes covering ``amount`` from which no note could be left out: largest first."""
-    paid, total = [], 0
+    paid: list[int] = []
+    total = 0
     for note in sorted(wallet, reverse=True):
         if total >= amount:
             break
@@ -24,7 +26,7 @@ def payment(wallet, amount):
     return paid
 
 
-def choose(observation, request):
+def choose(observation: dict[str, Any], request: dict[str, Any]) -> Any:
     if request["choices"] is not None:  # every legal action is listed: take the first
         return request["choices"][0]
     kind, info = request["kind"], request["info"]
@@ -43,7 +45,7 @@ def choose(observation, request):
     raise ValueError(f"unknown request kind {kind}")
 
 
-def main():
+def main() -> None:
     for line in sys.stdin:
         message = json.loads(line)
         kind = message["type"]

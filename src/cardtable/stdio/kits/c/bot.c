@@ -163,8 +163,13 @@ static void answer(node *observation, node *request) {
     fputs("{\"type\":\"action\",\"action\":", stdout);
     if (choices && choices->kind == J_ARRAY && choices->child) {
         put_raw(choices->child); /* every legal action is listed: the first */
-    } else if (is(kind, "bid")) { /* Kuhhandel auction: info min, max, money... */
-        fputs("{\"kind\":\"pass\"}", stdout);
+    } else if (is(kind, "bid")) { /* Kuhhandel auction: the minimum while it is cheap */
+        long least = number(get(info, "min")), money = number(get(info, "money"));
+        node *most = get(info, "max");
+        if (least <= money / 4 && (!most || most->kind == J_NULL || least <= number(most)))
+            printf("{\"kind\":\"bid\",\"amount\":%ld}", least);
+        else
+            fputs("{\"kind\":\"pass\"}", stdout);
     } else if (is(kind, "pay")) { /* info amount (or count: that many notes), wallet */
         size_t n = notes_of(get(info, "wallet"), notes, 256), k = 0;
         fputs("{\"kind\":\"pay\",\"notes\":[", stdout);

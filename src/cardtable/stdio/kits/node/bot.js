@@ -27,7 +27,10 @@ function choose(observation, request) {
   if (request.choices !== null) return request.choices[0]; // every legal action is listed
   const info = request.info;
   switch (request.kind) {
-    case "bid": // Kuhhandel auction: info min, max, money...
+    case "bid": // Kuhhandel auction: bid the minimum while it is cheap, else pass
+      if (info.min <= Math.floor(info.money / 4) && (info.max === null || info.min <= info.max)) {
+        return { kind: "bid", amount: info.min };
+      }
       return { kind: "pass" };
     case "pay": // info amount (or count: that many notes, for a pedigree), wallet
       if ("count" in info) {

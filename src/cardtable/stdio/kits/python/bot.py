@@ -30,7 +30,10 @@ def choose(observation: dict[str, Any], request: dict[str, Any]) -> Any:
     if request["choices"] is not None:  # every legal action is listed: take the first
         return request["choices"][0]
     kind, info = request["kind"], request["info"]
-    if kind == "bid":  # Kuhhandel auction: info min, max, money...
+    if kind == "bid":  # Kuhhandel auction: bid the minimum while it is cheap, else pass
+        cheap = info["min"] <= info["money"] // 4
+        if cheap and (info["max"] is None or info["min"] <= info["max"]):
+            return {"kind": "bid", "amount": info["min"]}
         return {"kind": "pass"}
     if kind == "pay":  # info amount (or count: that many notes, for a pedigree), wallet
         if "count" in info:

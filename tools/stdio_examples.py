@@ -3,7 +3,8 @@
 The Python starter kit plays one game of each rule set below against random bots with a ``log``
 of every line; the first exchange of each request kind is shown (the observation shortened to
 ``{…}`` except once per game, where it is shown whole). ``--write`` puts the result between the
-markers in docs/stdio-bots.md; ``--check`` (tests/stdio/test_docs.py) fails when the doc differs.
+markers in docs/stdio-bots.md and the protocol's schemas in docs/stdio-schema.json; ``--check``
+(tests/stdio/test_docs.py) fails when either differs.
 
     python tools/stdio_examples.py --write
 """
@@ -20,6 +21,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "stdio-bots.md"
+SCHEMA = ROOT / "docs" / "stdio-schema.json"  # the protocol's schemas, published
 BEGIN, END = "<!-- stdio examples: begin -->", "<!-- stdio examples: end -->"
 GAMES = [  # game, rules, seats, seed
     ("kuhhandel", "classic", 3, 7),
@@ -99,6 +101,9 @@ def main() -> int:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
+    from cardtable.stdio import schema_document
+
+    schema = json.dumps(schema_document(), indent=1, ensure_ascii=False) + "\n"
     text = examples_markdown()
     if not args.write and not args.check:
         print(text)
@@ -108,11 +113,15 @@ def main() -> int:
     _, _, tail = rest.partition(END)
     new = f"{head}{BEGIN}\n{text}{END}{tail}"
     if args.check:
-        if new != doc:
-            print("docs/stdio-bots.md examples differ: run python tools/stdio_examples.py --write")
+        if new != doc or not SCHEMA.exists() or SCHEMA.read_text() != schema:
+            print(
+                "docs/stdio-bots.md examples or docs/stdio-schema.json differ: "
+                "run python tools/stdio_examples.py --write"
+            )
             return 1
         return 0
     DOC.write_text(new)
+    SCHEMA.write_text(schema)
     return 0
 
 

@@ -59,3 +59,23 @@ def test_a_late_program_on_a_server_is_a_late_fault_and_the_game_ends(
     assert done.returncode == 0, done.stderr
     assert "1 games:" in done.stdout, done.stdout
     assert "fault:" in done.stdout and "late" in done.stdout, done.stdout
+
+
+def test_a_client_cannot_make_the_server_run_a_program_as_a_house_bot(
+    server: RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attack: a practice join naming ``cmd:...`` as its opponents. Only built-in names are house
+    bots: the join is refused and nothing is run."""
+    from server.wire import Wire
+
+    monkeypatch.chdir(tmp_path)  # the server runs in this process: a relative path is here
+    marker = tmp_path / "ran"
+    with Wire(server.ws) as wire:
+        wire.hello_guest("Mallory")
+        opponents = "cmd:touch ran"
+        wire.send(
+            {"type": "join", "lobby": "practice", "game": "kuhhandel", "opponents": opponents}
+        )
+        reply = wire.expect("game_start", "error")
+    assert reply["type"] == "error" and reply["code"] == "unknown_game", reply
+    assert not marker.exists()

@@ -100,3 +100,24 @@ def test_a_program_that_cannot_start_faults_on_its_first_decision(tmp_path: Path
     assert game.is_over()
     assert log.faults[0].error == "ProgramCrashed"
     assert "could not start" in log.faults[0].reason
+
+
+def test_the_arena_counts_a_programs_faults_by_their_kind(tmp_path: Path) -> None:
+    """A program's crash is a decision fault in the arena's report (``faults.decisions``),
+    categorised ``crashed``, and its later decisions ``replaced``."""
+    import json
+    import subprocess
+    import sys
+
+    report = tmp_path / "report.json"
+    ref = misbehaving(tmp_path, "crash", 3)
+    cardtable = str(Path(sys.executable).with_name("cardtable"))
+    argv = [cardtable, "arena", "kuhhandel", "--bots", f"{ref},random", "--games", "1"]
+    done = subprocess.run(
+        [*argv, "--json", str(report), "--no-progress"], capture_output=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    entry = next(e for e in json.loads(report.read_text())["entries"] if e["ref"] == ref)
+    assert entry["faults"]["by_category"]["crashed"] == 3  # one per game: 3 rotations
+    assert entry["faults"]["decisions"] == 3
+    assert entry["faults"]["by_category"]["replaced"] > 0

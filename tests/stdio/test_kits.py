@@ -65,7 +65,7 @@ def test_a_kit_plays_whole_games_in_the_arena_with_no_fault(
     assert set(data["terminations"]) == {"normal"}
     assert [e["ref"] for e in data["entries"]].count(f"cmd:{kit}") == 1
     for entry in data["entries"]:
-        assert entry["faults"]["decisions"] == 0, entry
+        assert entry["faults"]["decisions"] == 0 and not entry["faults"]["by_category"], entry
 
 
 @pytest.mark.parametrize("lang", ["c", "node"])

@@ -18,7 +18,9 @@ from .plan import TournamentPlan
 from .stats import Estimate, Standing
 
 #: Fault categories that are decisions the bot itself got wrong (``replaced`` and ``hook`` aren't).
-DECISION_FAULTS = ("raised", "invalid", "illegal", "timeout")
+#: Categories of a decision the bot itself got wrong (a program's own: crashed, not_a_message,
+#: flood; docs/stdio-bots.md); ``replaced`` and ``hook`` are not counted.
+DECISION_FAULTS = ("raised", "invalid", "illegal", "timeout", "crashed", "not_a_message", "flood")
 
 
 @dataclass

@@ -36,6 +36,8 @@ for line in sys.stdin:
                 sys.stderr.write("about to fail\nTraceback: boom at request %d\n" % asked)
                 sys.stderr.flush()
                 sys.exit(3)
+            if mode == "extra":  # its answer, and one more line nobody asked for
+                say({{"type": "action", "id": message["id"], "action": action}})
             if mode == "garbage":
                 sys.stdout.write("I think I will bid 10\n"); sys.stdout.flush()
                 continue
@@ -55,7 +57,7 @@ for line in sys.stdin:
             if mode == "stdout_flood":
                 while True:
                     sys.stdout.write('{{"type":"action","action":{{"kind":"pass"}}}}\n')
-        say({{"type": "action", "action": action}})
+        say({{"type": "action", "id": message["id"], "action": action}})
 """
 
 

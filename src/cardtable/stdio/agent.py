@@ -25,6 +25,7 @@ decision.
 from __future__ import annotations
 
 import atexit
+import json
 import threading
 import time
 from collections.abc import Mapping
@@ -115,6 +116,7 @@ class ProgramAgent:
         self.gone_kind: type[Exception] = ProgramCrashed  # the fault that says it
         self.late_in_a_row = 0
         self.owed = 0  # answers to late requests still to come (skipped when they do)
+        self.request_id = 0  # the id of the last request sent (an answer may echo it)
 
     def __repr__(self) -> str:
         return f"ProgramAgent({self.spec.describe()})"
@@ -198,8 +200,11 @@ class ProgramAgent:
         codec = self.codec
         deadline = self.budget_s if self.budget_s is not None else self.spec.deadline_s
         to_json = getattr(observation, "to_json", None)
+        self.program.last_id += 1  # ids count per process (a kept one goes on counting)
+        self.request_id = self.program.last_id
         message = {
             "type": "request",
+            "id": self.request_id,
             "observation": to_json() if to_json is not None else (observation or {}),
             "request": {
                 "seat": request.seat,
@@ -212,6 +217,7 @@ class ProgramAgent:
             "deadline_ms": max(0, int(deadline * 1000)),
         }
         try:
+            self._unasked()
             self.program.expect(1)
             self._send(message)
             answer = self._receive("action", deadline, request.kind)
@@ -272,13 +278,51 @@ class ProgramAgent:
             if isinstance(line, Flooded):
                 raise ProgramFlooded(f"{self.spec.label} was cut off: it {line.why}")
             text = line.decode("utf-8", "replace").rstrip("\r\n")
-            if self.owed and expected == "action":
-                self.owed -= 1  # the answer to a request it was late for
+            if expected == "action" and self._stale(text):
                 continue
             try:
-                return parse_program_line(text, expected)
+                message = parse_program_line(text, expected)
             except MessageError as exc:
                 raise NotAMessage(f"{self.spec.label} answered {what} with {exc}") from None
+            if expected == "action" and message.get("id", self.request_id) != self.request_id:
+                error = MessageError(text, f"not the id of the request, {self.request_id}")
+                raise NotAMessage(f"{self.spec.label} answered {what} with {error}")
+            return message
+
+    def _stale(self, text: str) -> bool:
+        """Whether ``text`` answers an earlier request: its ``id`` is an earlier one, or it has
+        none and a late answer is still owed (then it is taken as that one, in order)."""
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and "id" in data:
+            if data["id"] == self.request_id:
+                self.owed = 0  # in step again
+                return False
+            if self.owed:
+                self.owed -= 1
+            return isinstance(data["id"], int) and data["id"] < self.request_id
+        if self.owed:
+            self.owed -= 1  # the answer to a request it was late for
+            return True
+        return False
+
+    def _unasked(self) -> None:
+        """Before a request: lines the program wrote that answer nothing asked (late answers are
+        skipped) are a fault, so that they are never taken for the answer to this request."""
+        program = self.program
+        assert program is not None
+        while (line := program.receive(0)) is not None:
+            if isinstance(line, Exited):
+                raise self._crashed(program, "exited")
+            if isinstance(line, Flooded):
+                raise ProgramFlooded(f"{self.spec.label} was cut off: it {line.why}")
+            text = line.decode("utf-8", "replace").rstrip("\r\n")
+            if self._stale(text):
+                continue
+            error = MessageError(text, "a line nobody asked for")
+            raise NotAMessage(f"{self.spec.label} wrote {error}")
 
     def _crashed(self, program: Program, how: str) -> ProgramCrashed | ProgramFlooded:
         code = program.exit_code()

@@ -55,14 +55,16 @@ ADAPTER_SCHEMAS: dict[str, dict[str, Any]] = {
     ),
     "request": _message(
         "request",
-        "A decision of this seat: its observation, the request (kind, choices or null, info) "
-        "and the milliseconds the program has to answer with an action.",
+        "A decision of this seat: its id (1, 2... per process), its observation, the request "
+        "(kind, choices or null, info) and the milliseconds the program has to answer with an "
+        "action.",
         {
+            "id": {"type": "integer", "minimum": 1},
             "observation": {"type": "object"},
             "request": _REQUEST,
             "deadline_ms": {"type": "integer", "minimum": 0},
         },
-        ["observation", "request", "deadline_ms"],
+        ["id", "observation", "request", "deadline_ms"],
     ),
     "event": _message(
         "event",
@@ -96,8 +98,10 @@ PROGRAM_SCHEMAS: dict[str, dict[str, Any]] = {
     "action": _message(
         "action",
         "The answer to a request: the action, encoded as in the native protocol (one of the "
-        "request's choices when it has them, else within its info's bounds).",
-        {"action": {}},
+        "request's choices when it has them, else within its info's bounds). id: the request's "
+        "id (recommended: an answer with an earlier id is skipped as late; without ids, answers "
+        "are matched to requests in order).",
+        {"action": {}, "id": {"type": "integer"}},
         ["action"],
     ),
 }

@@ -59,6 +59,7 @@ class Program:
         self.flood: str | None = None
         self.expected = 0  # lines asked for so far (hello and requests)
         self.written = 0  # lines written so far
+        self.last_id = 0  # the id of the last request sent to it
         self.proc = subprocess.Popen(
             list(spec.argv),
             cwd=spec.cwd,

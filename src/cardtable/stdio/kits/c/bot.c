@@ -156,11 +156,13 @@ static size_t notes_of(node *wallet, long *notes, size_t most) {
     return n;
 }
 
-static void answer(node *observation, node *request) {
+static void answer(node *id, node *observation, node *request) {
     node *choices = get(request, "choices"), *info = get(request, "info");
     node *kind = get(request, "kind");
     long notes[256];
-    fputs("{\"type\":\"action\",\"action\":", stdout);
+    fputs("{\"type\":\"action\",\"id\":", stdout);
+    if (id) put_raw(id); else fputs("null", stdout);
+    fputs(",\"action\":", stdout);
     if (choices && choices->kind == J_ARRAY && choices->child) {
         put_raw(choices->child); /* every legal action is listed: the first */
     } else if (is(kind, "bid")) { /* Kuhhandel auction: the minimum while it is cheap */
@@ -225,7 +227,7 @@ int main(void) {
         if (is(type, "hello")) { /* a game starts: game, rules, seat, seats */
             fputs("{\"type\":\"ready\",\"name\":\"starter-c\",\"keep\":\"match\"}\n", stdout);
         } else if (is(type, "request")) {
-            answer(get(message, "observation"), get(message, "request"));
+            answer(get(message, "id"), get(message, "observation"), get(message, "request"));
         } else if (is(type, "bye")) {
             break;
         } /* event, game_end: nothing to answer */

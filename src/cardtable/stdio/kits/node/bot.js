@@ -60,7 +60,7 @@ lines.on("line", (line) => {
       say({ type: "ready", name: "starter-node", keep: "match" });
       break;
     case "request":
-      say({ type: "action", action: choose(message.observation, message.request) });
+      say({ type: "action", id: message.id, action: choose(message.observation, message.request) });
       break;
     case "bye":
       process.exit(0);

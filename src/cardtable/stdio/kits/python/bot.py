@@ -56,7 +56,7 @@ def main() -> None:
             reply = {"type": "ready", "name": "starter-python", "keep": "match"}
         elif kind == "request":
             action = choose(message["observation"], message["request"])
-            reply = {"type": "action", "action": action}
+            reply = {"type": "action", "id": message["id"], "action": action}
         elif kind == "bye":
             return
         else:  # event, game_end: nothing to answer

@@ -141,3 +141,19 @@ def test_a_bot_list_keeps_a_programs_bracketed_options_together() -> None:
         "cmd[cwd=/tmp,deadline=2]:./b",
         "heuristic",
     ]
+
+
+def test_replay_ask_puts_a_recorded_decision_to_a_program(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cardtable replay --ask cmd:...``: the program answers the recorded request (issue 39)."""
+    from cardtable.cli import main
+
+    ref = python_kit()
+    record = tmp_path / "game.json"
+    argv = ["play", "kuhhandel", "--bots", f"{ref},random,random", "--seed", "4", "--quiet"]
+    assert main([*argv, "--record", str(record)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(record), "--seat", "0", "--at", "3", "--ask", ref]) == 0
+    out = capsys.readouterr().out
+    assert "the same as recorded" in out, out

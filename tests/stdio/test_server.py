@@ -50,6 +50,16 @@ def test_the_python_kit_plays_a_ranked_game_through_bot_cmd_with_no_fault(
     assert ("<", "action") in {(way, message["type"]) for way, message in lines}
 
 
+def test_the_python_kit_plays_a_practice_game_of_cunegonda_through_bot_cmd(
+    server: RunningServer,
+) -> None:
+    command = shlex.join([sys.executable, str(KITS / "python" / "bot.py")])
+    extra = ["--lobby", "practice", "--opponents", "random", "--rules", "short"]
+    done = play_ranked(server, "pykitcg", command, *extra, game="cunegonda")
+    assert done.returncode == 0, done.stderr
+    assert "1 games:" in done.stdout and "0 faults" in done.stdout, done.stdout
+
+
 def test_a_late_program_on_a_server_is_a_late_fault_and_the_game_ends(
     server: RunningServer, tmp_path: Path
 ) -> None:

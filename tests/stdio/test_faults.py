@@ -137,3 +137,20 @@ def test_the_arena_counts_a_programs_faults_by_their_kind(tmp_path: Path) -> Non
     assert entry["faults"]["by_category"]["crashed"] == 3  # one per game: 3 rotations
     assert entry["faults"]["decisions"] == 3
     assert entry["faults"]["by_category"]["replaced"] > 0
+
+
+def test_a_program_that_stops_reading_its_input_never_stalls_the_writer(tmp_path: Path) -> None:
+    """Writing to a program is bounded too: a full pipe past the timeout is a TimeoutError."""
+    import sys
+
+    from cardtable.stdio.program import Program
+    from cardtable.stdio.spec import ProgramSpec
+
+    program = Program(ProgramSpec((sys.executable, "-c", "import time; time.sleep(60)")))
+    try:
+        started = time.monotonic()
+        with pytest.raises(TimeoutError, match="not read"):
+            program.send("x" * 1_000_000, timeout=0.5)
+        assert time.monotonic() - started < 10
+    finally:
+        program.close(grace=0)

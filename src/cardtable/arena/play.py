@@ -33,6 +33,7 @@ CATEGORIES = {
     "ProgramCrashed": "crashed",
     "NotAMessage": "not_a_message",
     "ProgramLate": "timeout",
+    "ProgramStuck": "timeout",
     "ProgramFlooded": "flood",
     "ProgramGone": "replaced",
 }

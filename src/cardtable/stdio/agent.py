@@ -55,6 +55,10 @@ class ProgramLate(AgentLate):
         self.budget_s = budget_s
 
 
+class ProgramStuck(ProgramLate):
+    """The program stopped reading its input (the pipe to it stayed full past the deadline)."""
+
+
 class ProgramFlooded(Exception):
     """The program wrote too much (a huge line, unasked lines, endless stderr) and was cut off."""
 
@@ -221,6 +225,9 @@ class ProgramAgent:
             self.program.expect(1)
             self._send(message)
             answer = self._receive("action", deadline, request.kind)
+        except ProgramStuck as exc:  # the request never reached it: no late answer will come
+            self._drop(str(exc), told=True)
+            raise
         except ProgramLate:
             self.owed += 1
             self.late_in_a_row += 1
@@ -256,7 +263,9 @@ class ProgramAgent:
 
     def _send_to(self, program: Program, message: Mapping[str, Any]) -> None:
         try:
-            program.send(dumps(dict(message)))
+            program.send(dumps(dict(message)), max(self.spec.deadline_s, 1.0))
+        except TimeoutError as exc:  # it stopped reading its input: stuck, as good as gone
+            raise ProgramStuck(f"{self.spec.label} is stuck: {exc}", self.spec.deadline_s) from None
         except OSError:
             raise self._crashed(program, "exited") from None
 

@@ -15,6 +15,7 @@ import collections
 import contextlib
 import os
 import queue
+import select
 import signal
 import subprocess
 import threading
@@ -69,6 +70,9 @@ class Program:
             start_new_session=True,  # its own process group: killed with its children
         )
         assert self.proc.stdout is not None and self.proc.stderr is not None
+        assert self.proc.stdin is not None
+        self._stdin_fd = self.proc.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)
         self._threads = [
             threading.Thread(target=self._read_stdout, args=(self.proc.stdout,), daemon=True),
             threading.Thread(target=self._read_stderr, args=(self.proc.stderr,), daemon=True),
@@ -132,12 +136,22 @@ class Program:
         """Count ``lines`` more answers as asked for (called before sending the question)."""
         self.expected += lines
 
-    def send(self, line: str) -> None:
-        """Write one line; :class:`BrokenPipeError` (an ``OSError``) when the program is gone."""
-        assert self.proc.stdin is not None
+    def send(self, line: str, timeout: float) -> None:
+        """Write one line. :class:`TimeoutError` when the program has not read enough of its
+        input to take it within ``timeout`` seconds (its pipe stays full: it is stuck), else
+        :class:`BrokenPipeError` (both ``OSError``) when the program is gone. The pipe is written
+        without blocking, so that a program that stops reading never stalls the table."""
         self._write_log(">", line)
-        self.proc.stdin.write(line.encode() + b"\n")
-        self.proc.stdin.flush()
+        data = memoryview(line.encode() + b"\n")
+        until = time.monotonic() + timeout
+        while data:
+            try:
+                data = data[os.write(self._stdin_fd, data) :]
+            except BlockingIOError:
+                remaining = until - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"its input is full: not read for {timeout:g} s") from None
+                select.select([], [self._stdin_fd], [], remaining)
 
     def receive(self, timeout: float) -> bytes | Exited | Flooded | None:
         """The next line the program wrote, or ``None`` after ``timeout`` seconds."""
@@ -173,7 +187,7 @@ class Program:
         """Say bye, give it ``grace`` seconds to exit, then kill it; close the log."""
         if self.proc.poll() is None:
             with contextlib.suppress(OSError, ValueError):
-                self.send('{"type":"bye"}')
+                self.send('{"type":"bye"}', grace)
                 assert self.proc.stdin is not None
                 self.proc.stdin.close()
             deadline = time.monotonic() + grace

@@ -119,6 +119,7 @@ def test_schema_document_covers_every_message_and_code() -> None:
         "challenge",
         "chat",
         "chat_reported",
+        "declined",
     }
     for code in (
         "bad_json",

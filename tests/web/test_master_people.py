@@ -255,6 +255,7 @@ def test_three_people_play_master_through_tie_rats_and_countdowns(
             json.dumps(SMALL_MASTER)
         )
         page.locator(form).get_by_label("House bots at the table").fill("0")
+        page.locator(form).get_by_label("List the open seats in the lobby").check()
         page.locator(form).get_by_role("button", name="Create the table").click()
         invite = page.locator(".invite[data-invite]").inner_text()
         assert re.fullmatch(r"[A-Z2-9]{6}", invite), invite

@@ -358,8 +358,14 @@ CLIENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "leave": _message(
         "leave",
         "Leave the queue or the waiting private table; during a game the fallback plays the "
-        "rest of it.",
-        {},
+        "rest of it (a person's connection keeps watching the seat until resume). With "
+        "`again`: decline the rematch of that ended game (its players are told: `declined`).",
+        {
+            "again": {
+                **_GAME_ID,
+                "description": "decline playing this game again (a `table` with `offer`)",
+            }
+        },
         [],
     ),
 }
@@ -458,8 +464,20 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "string",
                 "description": "this table plays that game again; it waits for its players",
             },
+            "offer": {
+                "type": "boolean",
+                "description": "you are not at this table: one of the players of game `again` "
+                "offers a rematch; accept with join (private, again) or decline with leave "
+                "(again)",
+            },
         },
         ["invite", "game", "rules", "seats", "players", "open_seats"],
+    ),
+    "declined": _message(
+        "declined",
+        "A player of game `again` declined the rematch offered at your table.",
+        {"again": {"type": "string"}, "name": {"type": "string"}},
+        ["again", "name"],
     ),
     "game_start": _message(
         "game_start",

@@ -28,7 +28,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from datetime import timedelta
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -363,17 +363,27 @@ def start_analysis(
 @router.get(
     "/games/{game_id}/analysis",
     summary="The analysis of an ended game: its status, progress and (once done) the result",
-    responses={404: {"description": "no ended game, or no analysis asked for yet"}},
+    responses={
+        204: {"description": "with cached=true: no analysis asked for yet"},
+        404: {"description": "no ended game, or no analysis asked for yet"},
+    },
 )
 def get_analysis(
     game_id: str,
     request: Request,
     seat: int | None = Query(None, description="the seat analysed (default: every seat)"),
-) -> dict[str, Any]:
+    cached: bool = Query(
+        False,
+        description="a page asking whether one is cached: 204 (no content) when none was "
+        "asked for yet, not 404 (an error in the browser's console)",
+    ),
+) -> Any:
     data = _ended(request, game_id)
     key = _seat_key(seat, int(data["seats"]))
     row = read(request.app.state.store, game_id, key, result=True)
     if row is None:
+        if cached:
+            return Response(status_code=204)
         raise HTTPException(404, "no analysis of this game yet: POST to start it")
     return _public(row)
 

@@ -28,6 +28,7 @@ from cardtable.server.lobby import Hub, JoinError, Member
 from cardtable.server.lockouts import BotLogins
 from cardtable.server.metrics import Stamp
 from cardtable.server.proxies import client_address
+from cardtable.server.rematch import decline as decline_rematch
 from cardtable.server.store.db import now
 
 log = logging.getLogger("cardtable.server.connection")
@@ -368,6 +369,8 @@ class Session:
                         "reason": "no running game holds a seat for you",
                     }
                 )
+        elif kind == "leave" and message.get("again") is not None:
+            decline_rematch(self.hub, member, str(message["again"]))
         elif kind == "leave":
             self.hub.leave(member)
         elif kind in ("chat", "chat_report"):

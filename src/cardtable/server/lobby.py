@@ -32,6 +32,7 @@ from cardtable.server.config import Settings
 from cardtable.server.departure import server_ended
 from cardtable.server.metrics import ServerMetrics
 from cardtable.server.organiser import ladder_suspension
+from cardtable.server.rematch import arrange, offer, seat_order
 from cardtable.server.store.db import Identity, Store
 from cardtable.server.table import PACES, PEOPLE, Peer, SeatState, Table, TableSetup
 from cardtable.server.tournament_lobby import TournamentLobby
@@ -97,6 +98,8 @@ class PrivateTable:
     #: (only they may take its seats).
     again: str | None = None
     reserved: frozenset[str] = frozenset()
+    #: The ended game's seat order, kept by its rematch (:func:`.rematch.seat_order`).
+    order: tuple[str, ...] = ()
 
     @property
     def open_seats(self) -> int:
@@ -117,6 +120,7 @@ class Ended:
     pace: str | None
     spectator_delay_ms: int
     quiet_ms: int | None
+    order: tuple[str, ...] = ()
 
 
 #: Ended games remembered for "play again" (the oldest are forgotten first).
@@ -477,6 +481,7 @@ class Hub:
             message["again"] = table.again
         for m in table.members:
             m.peer.send(message)
+        offer(self.online, table, message)
         if table.open_seats == 0:
             del self.private[table.invite]
             if table.again is not None:
@@ -491,7 +496,8 @@ class Hub:
                 table.members,
                 table.bots,
                 rated=table.rated,
-                shuffle=True,
+                shuffle=not table.order,
+                order=table.order,
                 house_players=await self.house_identities(table.bots) if table.rated else None,
                 extra_meta={"invite": table.invite, "listed": table.listed},
                 pace=table.pace,
@@ -533,6 +539,7 @@ class Hub:
         table.rated = ended.rated
         table.again = game_id
         table.reserved = ended.keys
+        table.order = ended.order
         # registered bots come back on their own when they are here and idle
         for key in sorted(ended.keys):
             if not key.startswith("bot:") or key == member.key or self.busy(key):
@@ -640,8 +647,10 @@ class Hub:
         pace: str | None = None,
         spectator_delay_ms: int = 0,
         game_id: str | None = None,
+        order: tuple[str, ...] = (),
     ) -> Table:
-        """Seat ``members`` and house ``bots`` and start the game (its task runs on its own).
+        """Seat ``members`` and house ``bots`` and start the game (its task runs on its own):
+        shuffled, or in ``order`` (a rematch, :mod:`.rematch`).
 
         ``pace`` (``None``: the server's ``pace`` when a person is seated, else instant; a rated
         table always plays instantly) sets the tempo of the moves a person did not make."""
@@ -681,7 +690,9 @@ class Hub:
                     player_id=identity.id if identity else None,
                 )
             )
-        if shuffle:
+        if order:
+            seats = arrange(seats, order)
+        elif shuffle:
             random.Random(seed).shuffle(seats)
         for i, seat in enumerate(seats):
             seat.index = i
@@ -763,6 +774,7 @@ class Hub:
                 setup.pace,
                 setup.spectator_delay_ms,
                 None if table.quiet_s is None else int(table.quiet_s * 1000),
+                seat_order(table.seats),
             )
             while len(self.ended) > MAX_ENDED:
                 del self.ended[next(iter(self.ended))]

@@ -46,6 +46,7 @@ from cardtable.server.config import Settings
 from cardtable.server.fair_play import SERVER_ANSWERS
 from cardtable.server.fault_log import FaultLog
 from cardtable.server.metrics import ServerMetrics, Stamp
+from cardtable.server.presence import leaves_by_choice
 from cardtable.server.store.db import SEAT_DECISION, AlreadyEnded, FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.table")
@@ -174,6 +175,8 @@ class SeatState:
     #: Of those, the faults that never lead to a ban (a Kuh-Handel reply the reference corrects).
     excused: int = 0
     taken_over: bool = False
+    #: The person left by choice (:mod:`.presence`): their connection watches, the bot plays.
+    left: bool = False
     #: The fallback plays the rest of the game because the seat's connection went for good
     #: through no fault of the bot (a relayed Kuh-Handel connection whose server process
     #: died, ``compat/relay.py``): no ban, the game's seat is not stored as taken over.
@@ -631,6 +634,7 @@ class Table:
         from ``since``, and its open requests again."""
         seat = self.seats[seat_index]
         seat.conn = conn
+        seat.left = False
         seat.away_since = None
         seat.disconnect_counted = False
         if seat.grace_timer is not None:
@@ -719,11 +723,17 @@ class Table:
         no strike and the seat is not banned (:attr:`SeatState.lost`)."""
         for seat in self.seats:
             if seat.conn is conn:
-                seat.conn = None
+                seat.left = leaves_by_choice(seat, code)
+                if not seat.left:
+                    seat.conn = None
+                    self._refresh_pushing()
                 if not seat.taken_over:
                     seat.taken_over = True
                     seat.lost = excused
-                    self._record_fault(seat, None, code, reason, ban=not excused)
+                    if seat.left:
+                        log.info("%s left seat %s of %s", seat.name, seat.index, self.id)
+                    else:
+                        self._record_fault(seat, None, code, reason, ban=not excused)
                 for ask in list(self.asks.values()):
                     if ask.seat == seat.index and ask.mode == "remote" and ask.open:
                         self._close(ask)
@@ -945,8 +955,10 @@ class Table:
         quiet = any(r.kind in self._quiet_kinds for r in self.game.pending())
         asked: set[int] = set()
         for req in pending:
-            self._ask(req, quiet)
-            asked.add(req.seat)
+            # a request sent now carries the seat's view; one sent later (after a finished
+            # trick has been shown) does not: the view is pushed now, with the outcome
+            if self._ask(req, quiet).sent:
+                asked.add(req.seat)
         if quiet:
             self._restart_quiet_clock()
         elif self._quiet_timer is not None:
@@ -1012,14 +1024,14 @@ class Table:
             return "bot"
         return "remote"
 
-    def _ask(self, req: Request, quiet: bool) -> None:
+    def _ask(self, req: Request, quiet: bool) -> Ask:
         self._seq += 1
         ask = Ask(f"{self._seq}", req.seat, req, self._mode_for(req), optional=quiet)
         ask.created = time.monotonic()
         seat = self.seats[req.seat]
         self.asks[ask.request_id] = ask
         if ask.mode == "clock":
-            return  # the quiet clock answers it
+            return ask  # the quiet clock answers it
         ask.due = self._due_for(ask, seat)
         if ask.mode == "remote":
             ask.deadline_ms = seat.deadline_ms
@@ -1031,8 +1043,9 @@ class Table:
                 ask.timer = self._loop.call_later(wait, self._send_due, ask)
             else:
                 self._send_request(ask, seat)
-            return
+            return ask
         self._answer_for_away_seat(ask)
+        return ask
 
     def _due_for(self, ask: Ask, seat: SeatState) -> float:
         """When ``ask``'s answer may appear at the table's pace (0: at once). A person is asked

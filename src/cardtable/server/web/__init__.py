@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from cardtable.core import Record, RecordError, game_spec
 from cardtable.core.decision import decision_at
 from cardtable.server.lobby import Hub
+from cardtable.server.presence import presence
 from cardtable.server.store.db import Store
 
 STATIC = Path(__file__).parent / "static"
@@ -135,6 +136,8 @@ def _seat_json(seat: Any) -> dict[str, Any]:
         "house": seat.house,
         "away": away,
         "taken_over": seat.taken_over,
+        # here, away, left, taken over, house (server/presence.py)
+        "presence": presence(seat),
         "faults": seat.faults,
         # the name has a page (GET /api/players/{name}): a stored player (a registered bot, a
         # person with an account, a house bot of rated games); a guest has none

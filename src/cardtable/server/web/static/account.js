@@ -90,6 +90,8 @@ export async function signOut(everywhere = false) {
   const guest = guestIdentity();
   if (guest) localStorage.setItem("cardtable.identity", JSON.stringify(guest));
   await account(true);
+  // the header's account link says so at once (no connection may close to tell it)
+  document.dispatchEvent(new Event("cardtable:account"));
   toast(everywhere ? "Signed out on every device." : "Signed out.");
   return true;
 }
@@ -256,18 +258,41 @@ export function pendingInvite() {
 export function playAgain(gameId, start, navigate) {
   if (!start || !["practice", "private"].includes(start.lobby) || start.seat === null) return null;
   const status = h("span", { class: "again-status", role: "status" });
+  // a rematch offered by another player (lichess): who offers, accept or decline
+  const offer = h("span", { class: "rematch-offer", hidden: true });
+  const ask = () => {
+    session.send({ type: "join", lobby: "private", again: gameId });
+    button.disabled = true;
+    offer.hidden = true;
+    status.textContent = "Waiting for the others…";
+  };
   const button = h("button", { type: "button", class: "primary", "data-again": gameId, onclick: () => {
-    try {
-      session.send({ type: "join", lobby: "private", again: gameId });
-      button.disabled = true;
-      status.textContent = "Waiting for the others…";
-    } catch (err) { status.textContent = err.message; }
+    try { ask(); } catch (err) { status.textContent = err.message; }
   } }, "Play again (same seats and rules)");
+  function showOffer(data) {
+    const people = data.players.filter((p) => !p.startsWith("house-"));
+    const accept = h("button", { type: "button", class: "primary", "data-accept-rematch": gameId, onclick: () => {
+      try { ask(); } catch (err) { status.textContent = err.message; }
+    } }, "Accept");
+    const decline = h("button", { type: "button", "data-decline-rematch": gameId, onclick: () => {
+      try { session.send({ type: "leave", again: gameId }); } catch (err) { status.textContent = err.message; return; }
+      offer.hidden = true;
+      status.textContent = "You declined the rematch.";
+    } }, "Decline");
+    clear(offer).append(h("strong", {}, `${people.join(", ")} ${people.length === 1 ? "offers" : "offer"} a rematch`), " (same seats and rules). ", accept, " ", decline);
+    offer.hidden = false;
+    status.textContent = "";
+    if (offer.isConnected) accept.focus({ preventScroll: true });
+  }
   const off = session.on((kind, data) => {
     if (!button.isConnected) { off(); return; }
     if (kind === "table" && data.again === gameId) {
       const waiting = data.open_seats;
       status.textContent = waiting ? `Waiting for ${waiting} more player${waiting === 1 ? "" : "s"} to press Play again (at the table: ${data.players.join(", ")}).` : "Starting…";
+    } else if (kind === "rematch_offer" && data.again === gameId && !button.disabled) {
+      showOffer(data);
+    } else if (kind === "declined" && data.again === gameId) {
+      status.textContent = `${data.name} declined the rematch.`;
     } else if (kind === "game" && data.start && data.id !== gameId && !data.end) {
       off();
       navigate(`/table/${data.id}`);
@@ -276,5 +301,7 @@ export function playAgain(gameId, start, navigate) {
       button.disabled = data.code === "unknown_game";
     }
   });
-  return h("span", { class: "play-again" }, button, status);
+  const early = session.offers.get(gameId); // offered before this panel was drawn
+  if (early) showOffer(early);
+  return h("span", { class: "play-again" }, offer, button, status);
 }

@@ -248,8 +248,9 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
 
   /** A cached (or running) analysis of the seat is shown without asking for a new one. */
   function loadCached(s) {
-    fetch(`${base}?seat=${s}`, { headers: { Accept: "application/json" } })
-      .then((reply) => (reply.ok ? reply.json() : null))
+    // cached=true: none yet is a 204, not a 404 (an error in the console on every replay)
+    fetch(`${base}?seat=${s}&cached=true`, { headers: { Accept: "application/json" } })
+      .then((reply) => (reply.ok && reply.status !== 204 ? reply.json() : null))
       .then((row) => {
         if (!row || askedSeat !== s) return;
         if (row.status === "failed") return;

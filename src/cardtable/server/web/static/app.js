@@ -95,6 +95,7 @@ function showAccountLink() {
   });
 }
 showAccountLink();
+document.addEventListener("cardtable:account", showAccountLink);
 session.on((kind) => { if (kind === "welcome" || kind === "closed") showWho(); });
 
 route();

@@ -3,7 +3,7 @@
 
 import { h, svg } from "./dom.js";
 import { cardLongName } from "./describe.js";
-import { seatName } from "./names.js";
+import { seatName, presenceTag } from "./names.js";
 
 const SUIT_ART = "/static/cards/suits.svg";
 const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -107,9 +107,7 @@ export function renderBoard(obs, ctx) {
     if (s === me) tags.push(h("span", { class: "tag you" }, "you"));
     if (obs.turn === s) tags.push(h("span", { class: "tag turn" }, s === me ? "your turn" : "to play"));
     if (obs.phase === "pass" && obs.passes_chosen[s]) tags.push(h("span", { class: "tag" }, "passed"));
-    if (holder && holder.away) tags.push(h("span", { class: "tag away" }, "away: house bot playing"));
-    else if (holder && (holder.kind === "guest" || holder.kind === "person")) tags.push(h("span", { class: "tag person" }, "person"));
-    else if (holder) tags.push(h("span", { class: "tag bot" }, holder.kind === "house" ? "house bot" : "bot"));
+    tags.push(presenceTag(holder));
     const revealed = ctx.revealed && ctx.revealed[s];
     ring.appendChild(h("div", { class: `cu-seat ${positions[k]}${obs.turn === s ? " active" : ""}${s === me && obs.turn === me ? " your-turn" : ""}`, "data-seat": s },
       h("div", { class: "seat-head" }, h("strong", {}, seatName(names, ctx.pages, s, `Seat ${s}`)), tags),
@@ -258,7 +256,8 @@ export function handPanel(msg, ctx, send) {
 export function statusLine(obs, names, me) {
   if (!obs) return "";
   if (obs.phase === "over") return "The match is over.";
-  if (obs.phase === "pass") return obs.seat === me && !obs.passes_chosen[me] ? "Choose 3 cards to pass." : "Waiting for every seat to pass.";
+  // a spectator (me null) chooses nothing
+  if (obs.phase === "pass") return me !== null && me !== undefined && obs.seat === me && !obs.passes_chosen[me] ? "Choose 3 cards to pass." : "Waiting for every seat to pass.";
   return obs.turn === me ? "Your turn: play a card." : `Waiting for ${names[obs.turn]} to play.`;
 }
 

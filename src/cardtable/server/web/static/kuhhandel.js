@@ -7,7 +7,7 @@
 
 import { h, svg, plural, toast } from "./dom.js";
 import { list as countedNotes, animals } from "./describe.js";
-import { seatName } from "./names.js";
+import { seatName, presenceTag } from "./names.js";
 
 // ---------------------------------------------------------------- money (spec §4.6, money.py)
 
@@ -268,14 +268,6 @@ export function renderBoard(obs, ctx) {
   return root;
 }
 
-function holderTag(holder) {
-  if (!holder) return null;
-  if (holder.away) return h("span", { class: "tag away", title: "a house bot plays until they come back" }, "away: house bot playing");
-  if (holder.kind === "house") return h("span", { class: "tag bot" }, "house bot");
-  if (holder.kind === "guest" || holder.kind === "person") return h("span", { class: "tag person" }, "person");
-  return h("span", { class: "tag bot" }, "bot");
-}
-
 function seatCard(obs, ctx, s, where, changed) {
   const { names, me, rules } = ctx;
   const tags = [];
@@ -283,7 +275,7 @@ function seatCard(obs, ctx, s, where, changed) {
   if (obs.turn_seat === s && !obs.over) tags.push(h("span", { class: "tag turn" }, obs.auction ? "auctioneer" : "turn"));
   if (obs.auction && obs.auction.high_bidder === s) tags.push(h("span", { class: "tag high" }, `high bid ${obs.auction.high}`));
   if (obs.trade && (obs.trade.challenger === s || obs.trade.opponent === s)) tags.push(h("span", { class: "tag trade" }, "cow trade"));
-  tags.push(holderTag(ctx.seats && ctx.seats[s]));
+  tags.push(presenceTag(ctx.seats && ctx.seats[s]));
 
   const herd = [];
   rules.species.forEach((sp, k) => {
@@ -317,7 +309,7 @@ function seatCard(obs, ctx, s, where, changed) {
   h("div", { class: "seat-head" }, h("strong", {}, seatName(names, ctx.pages, s)), tags),
   notes,
   exposed ? h("div", { class: "exposed" }, "Shown: ", noteChips(exposed, "shown notes")) : null,
-  herd.length ? h("ul", { class: "herds", "aria-label": `${names[s]}'s animals` }, herd) : h("div", { class: "muted small" }, "no animals yet"));
+  herd.length ? h("ul", { class: "herds", "aria-label": `${names[s]}'s animals` }, herd) : h("div", { class: "muted small" }, obs.over ? "no animals" : "no animals yet"));
 }
 
 /** The newest thing that happened that a person should see (a sale, a trade, a payment…). */
@@ -489,11 +481,13 @@ export function actionPanel(msg, ctx, send) {
         quick.push(button(`Bid ${amount}`, { kind: "bid", amount }, { attrs: { class: amount > info.money ? "over" : "" } }));
       }
       const input = h("input", {
-        type: "number", min, step, max: cap === null ? undefined : cap, value: min,
+        // empty, focused: Enter on a fresh panel bids nothing (it used to bid the minimum)
+        type: "number", min, step, max: cap === null ? undefined : cap, placeholder: String(min), "data-focus": "1",
         id: `bid-${msg.request_id}`, inputmode: "numeric", "aria-describedby": `bidhelp-${msg.request_id}`,
       });
       const submit = (ev) => {
         ev.preventDefault();
+        if (input.value.trim() === "") { toast(`Type your bid (at least ${min}), or pass.`, "error"); return; }
         const amount = Number(input.value);
         if (!Number.isInteger(amount) || amount < min) { toast(`A bid must be a whole number of at least ${min}.`, "error"); return; }
         if (cap !== null && amount > cap) { toast(`Your notes were shown: you may bid at most ${cap} on this card.`, "error"); return; }

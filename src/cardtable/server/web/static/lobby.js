@@ -219,9 +219,17 @@ export function renderLobby(main, navigate) {
 
   async function connect(identity) {
     try {
+      const hadFocus = document.activeElement && document.activeElement !== document.body;
       await session.connect(identity);
       drawYou();
       drawPlay();
+      // the form that had the focus is gone: the focus goes to "You" (Playing as …), next to
+      // the forms to play, not back to the top of the page
+      const heading = you.querySelector("#you-h");
+      if (hadFocus && heading && !main.contains(document.activeElement)) {
+        heading.setAttribute("tabindex", "-1");
+        heading.focus();
+      }
     } catch (err) {
       toast(`Could not sign in: ${err.message}`, "error");
     }
@@ -266,7 +274,8 @@ export function renderLobby(main, navigate) {
 
     const priv = gameChooser(lobbies, { withCustom: true, withQuiet: true, remember: "private" }, options);
     const botCount = h("input", { type: "number", name: "bots", min: 0, max: 5, value: 0, inputmode: "numeric" });
-    const listed = h("input", { type: "checkbox", name: "listed", checked: true });
+    // private means unlisted: only the invite code brings people, unless the creator lists it
+    const listed = h("input", { type: "checkbox", name: "listed" });
     listed.id = "listed-cb";
     const privForm = h("form", { class: "panel", "aria-labelledby": "priv-h", onsubmit: (ev) => {
       ev.preventDefault();

@@ -49,3 +49,19 @@ export function seatPages(detail) {
   return ((detail && detail.seats_detail) || []).map((s) =>
     (s.page ? `/${s.kind === "person" ? "players" : "bots"}/${encodeURIComponent(s.name)}` : null));
 }
+
+/**
+ * Who holds a seat, as a tag (the table's public view, `seats[i]`): a person at the table, away
+ * (the connection dropped), left (the house bot plays until they take the seat back), a bot.
+ */
+export function presenceTag(holder) {
+  if (!holder) return null;
+  const presence = holder.presence || (holder.away ? "away" : "here");
+  const person = holder.kind === "guest" || holder.kind === "person";
+  if (presence === "left") return h("span", { class: "tag away", "data-presence": "left", title: "they left the table: a house bot plays until they take the seat back" }, "left: house bot playing");
+  if (presence === "taken over") return h("span", { class: "tag away", "data-presence": "taken over", title: "too many faults: the house bot plays the rest" }, "house bot playing");
+  if (presence === "away") return h("span", { class: "tag away", "data-presence": "away", title: "their connection dropped: their decisions wait a moment, then a house bot answers" }, "away");
+  if (holder.kind === "house") return h("span", { class: "tag bot", "data-presence": "house" }, "house bot");
+  if (person) return h("span", { class: "tag person", "data-presence": "here", title: "at the table" }, "at the table");
+  return h("span", { class: "tag bot", "data-presence": "here" }, "bot");
+}

@@ -43,6 +43,7 @@ export class Session {
     this.games = new Map();
     this.current = null; // id of the game this tab plays
     this.waiting = null; // a private table we wait at (the "table" message)
+    this.offers = new Map(); // ended game id -> the rematch offered by one of its players
     this.listeners = new Set();
     this.connecting = null;
     this.wantOpen = false;
@@ -231,6 +232,8 @@ export class Session {
   handle(msg) {
     switch (msg.type) {
       case "table":
+        // a rematch offered by a player of a game that just ended: we are not at that table yet
+        if (msg.offer) { this.offers.set(msg.again, msg); this.emit("rematch_offer", msg); return; }
         this.waiting = msg;
         this.emit("table", msg);
         return;

@@ -272,9 +272,13 @@ export function renderSeat(main, gameId, navigate) {
   function currentObs(start, priv) {
     const req = store.requestObs;
     const pub = publicView && publicView.view;
+    // the seat's own view only: pushed by the server at every change and with every request.
+    // The public view (read for who holds each seat) is a spectator's, as late as the table's
+    // spectator delay: it stands in only until the first own view arrives, at a table with no
+    // delay (issue 37: the board went back in time while the person decided)
     let obs;
-    if (pub && (!req || publicView.startedAt >= req.at)) obs = { ...pub.observation };
-    else if (req) obs = { ...req.observation };
+    if (req) obs = { ...req.observation };
+    else if (pub && !start.spectator_delay_ms) obs = { ...pub.observation };
     else return null;
     obs.seat = start.seat;
     if (start.game === "cunegonda") obs.hand = priv.hand;
@@ -493,7 +497,8 @@ export function renderSeat(main, gameId, navigate) {
       if (r.code === "timeout" || now - r.at > NOTICE_MS) continue;
       messages.appendChild(h("p", { class: "error" }, `That was not accepted: ${r.reason}`));
     }
-    for (const n of store.notices.slice(-1)) if (away) messages.appendChild(h("p", { class: "warn" }, n));
+    // the server's reason names the game by its id: the page says it in words
+    if (away && store.takenOver && store.notices.length) messages.appendChild(h("p", { class: "warn" }, "Too many faults in this game (timeouts count): the house bot plays the rest of it for you. Take your seat back to play on."));
     if (session.stopped && !store.end) messages.appendChild(lostNotice());
     if (store.rejections.length > lastRejection) {
       lastRejection = store.rejections.length;
@@ -561,7 +566,8 @@ export function renderSeat(main, gameId, navigate) {
         if (!open.length && !store.end) actionsBox.appendChild(h("p", { class: "muted waiting" }, "Nothing to decide right now."));
       }
       if (open.length) {
-        const target = (start.game === "cunegonda" ? handBox : actionsBox).querySelector("button:not([disabled]), input");
+        const box = start.game === "cunegonda" ? handBox : actionsBox;
+        const target = box.querySelector("[data-focus]") || box.querySelector("button:not([disabled]), input");
         const active = document.activeElement;
         if (target && (!active || active === document.body || active === main || !main.contains(active) || active.closest(".actions, .hand-box") || active.tagName === "BUTTON")) {
           target.focus({ preventScroll: true });
@@ -587,6 +593,8 @@ export function renderSeat(main, gameId, navigate) {
       if (["bid", "pass", "auction", "exposed"].includes(data.event.kind)) auctionActivity = performance.now();
     }
     if (kind === "game" && data.id === gameId) {
+      // the table is gone once the game is over: its public view would answer 404
+      if (data.end) fetcher.stop();
       drawSoon();
     }
     if (kind === "game" && data.id !== gameId && data.start && !data.end && session.current === data.id) {

@@ -105,7 +105,9 @@ export function ratingChart(series, title) {
   if (!series.length) return h("p", { class: "muted" }, "No rating history to draw yet.");
   const all = series.flatMap((s) => s.points);
   let t0 = Math.min(...all.map((p) => p.t)), t1 = Math.max(...all.map((p) => p.t));
-  if (t1 === t0) { t0 -= 1000; t1 += 1000; }
+  // one moment only (one rated game): a day around it, its date said once, in the middle
+  const oneMoment = t1 === t0;
+  if (oneMoment) { t0 -= 43200000; t1 += 43200000; }
   let r0 = Math.min(0, ...all.map((p) => p.r)), r1 = Math.max(...all.map((p) => p.r));
   if (r1 - r0 < 1) r1 = r0 + 1;
   const pad = (r1 - r0) * 0.08;
@@ -121,8 +123,9 @@ export function ratingChart(series, title) {
       svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, v.toFixed(Math.abs(v) < 10 ? 1 : 0)))),
     svg("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis-line" }),
     svg("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis-line" }),
-    svg("text", { x: L, y: H - B + 18, class: "axis" }, new Date(t0).toLocaleString()),
-    svg("text", { x: W - R, y: H - B + 18, "text-anchor": "end", class: "axis" }, new Date(t1).toLocaleString()),
+    oneMoment ? svg("text", { x: (L + W - R) / 2, y: H - B + 18, "text-anchor": "middle", class: "axis" }, new Date((t0 + t1) / 2).toLocaleDateString())
+      : [svg("text", { x: L, y: H - B + 18, class: "axis" }, new Date(t0).toLocaleString()),
+        svg("text", { x: W - R, y: H - B + 18, "text-anchor": "end", class: "axis" }, new Date(t1).toLocaleString())],
     svg("text", { x: 12, y: T + (H - T - B) / 2, class: "axis", transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle" }, "rating (μ − 3σ)"),
     series.map((s) => svg("g", { "data-bot": s.name },
       svg("polyline", { points: s.points.map((p) => `${x(p.t).toFixed(1)},${y(p.r).toFixed(1)}`).join(" "), fill: "none", stroke: s.color, "stroke-width": 2.5, "stroke-linejoin": "round" }),
@@ -130,7 +133,8 @@ export function ratingChart(series, title) {
         svg("title", {}, `${s.name}: ${p.r.toFixed(2)} at ${new Date(p.t).toLocaleString()}`))))));
   const legend = h("ul", { class: "legend", "aria-label": "Bots in the chart" }, series.map((s) =>
     h("li", {}, h("span", { class: "swatch", style: { background: s.color }, "aria-hidden": "true" }), `${s.name} (${s.points[s.points.length - 1].r.toFixed(2)})`)));
-  return h("figure", { class: "chart-figure" }, chart, legend, h("figcaption", {}, `Rating after each rated game, ${title}.`));
+  const caption = oneMoment ? `Rating after the first rated game, ${title}: the line starts with the next one.` : `Rating after each rated game, ${title}.`;
+  return h("figure", { class: "chart-figure" }, chart, legend, h("figcaption", {}, caption));
 }
 
 function niceTicks(lo, hi, n) {

@@ -535,8 +535,9 @@ export function renderSeat(main, gameId, navigate) {
       const res = store.end.result;
       result = h("section", { class: "panel result", "aria-label": "Result" },
         h("h2", {}, endTitle(res, me)),
-        start.game === "kuhhandel" ? KH.scoreBoard(res, obs, start.rules, names, me, start.pages) : CU.roundTable(res, obs, sorted, names, me, start.pages),
-        h("p", { class: "row" }, againButton || (againButton = playAgain(gameId, start, navigate)), h("a", { class: againButton ? "button" : "button primary", href: "/" }, againButton ? "Back to the lobby" : "Play again (the lobby)"), h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay")));
+        // what to do next first (a rematch offered by the other is seen without scrolling)
+        h("p", { class: "row" }, againButton || (againButton = playAgain(gameId, start, navigate)), h("a", { class: againButton ? "button" : "button primary", href: "/" }, againButton ? "Back to the lobby" : "Play again (the lobby)"), h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay")),
+        start.game === "kuhhandel" ? KH.scoreBoard(res, obs, start.rules, names, me, start.pages) : CU.roundTable(res, obs, sorted, names, me, start.pages));
     }
     showBoard(board, { patch: !!obs && mod.PATCH_BOARD, result, keep: handBox, slot: handSlot });
 

@@ -239,6 +239,7 @@ def test_a_rematch_offer_is_seen_and_accepted_by_the_other_person(
         sign_in(bea, server, "Bea")
         form = ada.page.locator(PRIVATE)
         form.get_by_label("Game", exact=True).select_option("cunegonda")
+        form.get_by_label("Rule set", exact=True).select_option("short")
         form.get_by_label("House bots at the table").fill("2")
         # private means unlisted: the box is off unless the creator lists the table
         assert not form.get_by_label("List the open seats in the lobby").is_checked()
@@ -297,6 +298,7 @@ def test_a_declined_rematch_is_told_to_the_one_who_offered(browser: Any, server:
         sign_in(bea, server, "Bel")
         form = ada.page.locator(PRIVATE)
         form.get_by_label("Game", exact=True).select_option("cunegonda")
+        form.get_by_label("Rule set", exact=True).select_option("short")
         form.get_by_label("House bots at the table").fill("2")
         form.get_by_role("button", name="Create the table").click()
         invite = ada.page.locator(".invite[data-invite]").inner_text()

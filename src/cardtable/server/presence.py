@@ -6,11 +6,14 @@ bot plays until they take the seat back) or ``taken over`` (the fallback plays a
 house bot's seat is ``house``; a bot client's is ``here`` or ``away`` like a person's.
 
 Leaving is the person's choice, not a fault (docs/protocol.md, "Faults": a fault is what a
-client did wrong). It is no row of the stored faults that others see; the seat says ``left``
-while it lasts and the server logs it. The connection stays bound to the seat as its watcher:
-the page keeps receiving the seat's own events and views, at the table's pace (the away pace
-once no person plays), so "Take my seat back" lands on a board that is up to date. A bot
-client's ``leave`` stays a ``left`` fault: a program that gives up its seat did not play it.
+client did wrong). At an unrated table it is no row of the stored faults that others see; the
+seat says ``left`` while it lasts and the server logs it. At a rated table it stays a ``left``
+fault: the house bot must not earn a rating for a person who walked away (failing never pays,
+``server/fair_play.py``: a seat with a fault of its own is placed last). The connection stays
+bound to the seat as its watcher: the page keeps receiving the seat's own events and views, at
+the table's pace (the away pace once no person plays), so "Take my seat back" lands on a board
+that is up to date. A bot client's ``leave`` stays a ``left`` fault: a program that gives up its
+seat did not play it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,11 @@ PRESENCES = ("here", "away", "left", "taken over", "house")
 def leaves_by_choice(seat: Any, code: str) -> bool:
     """A person's own ``leave`` (code ``left``): no fault, and the connection keeps watching."""
     return bool(seat.person) and code == "left"
+
+
+def leave_is_fault(seat: Any, code: str, rated: bool) -> bool:
+    """Whether a ``leave`` is stored as a fault: a bot's always, a person's at a rated table."""
+    return rated or not leaves_by_choice(seat, code)
 
 
 def presence(seat: Any) -> str:

@@ -46,7 +46,7 @@ from cardtable.server.config import Settings
 from cardtable.server.fair_play import SERVER_ANSWERS
 from cardtable.server.fault_log import FaultLog
 from cardtable.server.metrics import ServerMetrics, Stamp
-from cardtable.server.presence import leaves_by_choice
+from cardtable.server.presence import leave_is_fault, leaves_by_choice
 from cardtable.server.store.db import SEAT_DECISION, AlreadyEnded, FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.table")
@@ -730,10 +730,10 @@ class Table:
                 if not seat.taken_over:
                     seat.taken_over = True
                     seat.lost = excused
-                    if seat.left:
-                        log.info("%s left seat %s of %s", seat.name, seat.index, self.id)
-                    else:
+                    if leave_is_fault(seat, code, self.setup.rated):
                         self._record_fault(seat, None, code, reason, ban=not excused)
+                    else:
+                        log.info("%s left seat %s of %s", seat.name, seat.index, self.id)
                 for ask in list(self.asks.values()):
                     if ask.seat == seat.index and ask.mode == "remote" and ask.open:
                         self._close(ask)

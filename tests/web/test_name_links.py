@@ -41,6 +41,7 @@ def test_the_lobby_links_a_bots_name_to_its_page(browser: Any, server: WebServer
         page.locator(form).get_by_label("Rounds in the match").fill("1")
         choose(page, form, "House bot strength", "random")
         page.locator(form).get_by_label("House bots at the table").fill("2")
+        page.locator(form).get_by_label("List the open seats in the lobby").check()
         page.locator(form).get_by_role("button", name="Create the table").click()
         invite = page.locator(".invite[data-invite]").inner_text()
         lobby = watcher.page

@@ -319,7 +319,7 @@ export function renderLobby(main, navigate) {
       tables.appendChild(h("ul", { class: "tables" }, data.running.map((t) => h("li", {},
         h("span", {}, `${gameTitle(t)} · ${t.lobby} · `, ratedWords(t.rated), " · ",
           t.seats.map((s, i) => h("span", { class: `who ${s.kind}` }, i ? ", " : "", nameLink(s.name, s.page, false, s.kind),
-            `${s.kind === "guest" || s.kind === "person" ? " (person)" : ""}${s.away ? " (away: house bot)" : ""}`))),
+            `${s.kind === "guest" || s.kind === "person" ? " (person)" : ""}${s.presence === "left" ? " (left: house bot)" : s.away ? " (away: house bot)" : ""}`))),
         t.spectator_delay_ms ? h("span", { class: "small muted" }, ` (spectators see it ${Math.round(t.spectator_delay_ms / 1000)} s later)`) : null,
         h("a", { href: `/watch/${t.id}`, class: "button", "aria-label": `Watch ${gameTitle(t)}: ${t.names.join(", ")}` }, "Watch")))));
     }

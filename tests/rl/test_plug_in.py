@@ -47,6 +47,36 @@ def test_gymnasium_check_env_passes(game: str, rules: Any, seats: int, illegal: 
     assert not left
 
 
+REGISTERED = [
+    ("cardtable/Kuhhandel-v0", {}),
+    *[("cardtable/Kuhhandel-v0", {"rules": p}) for p in ("competition", "master", "master-duel")],
+    ("cardtable/Cunegonda-v0", {}),
+    ("cardtable/Cunegonda-v0", {"rules": "short"}),
+]
+
+
+@pytest.mark.parametrize(("name", "kw"), REGISTERED, ids=lambda v: str(v))
+def test_registered_ids_pass_the_checkers_with_their_defaults(name: str, kw: Any) -> None:
+    """Issue #41 item 2: ``gym.make(id)`` as registered (``illegal_action`` left at its
+    default) passes Gymnasium's ``check_env``, and SB3's when it is installed; ``raise`` is
+    one keyword away."""
+    env = gym.make(name, **kw)
+    assert env.unwrapped.illegal_action == "penalize"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the unbounded Box (see the test above)
+        check_env(env.unwrapped)
+    try:
+        from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    except ImportError:
+        pass
+    else:
+        sb3_check_env(gym.make(name, **kw).unwrapped, warn=True)
+    strict = gym.make(name, illegal_action="raise", **kw)
+    obs, _ = strict.reset(seed=2)
+    with pytest.raises(ValueError, match="not allowed"):
+        strict.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+
+
 @pytest.mark.parametrize(("game", "rules", "seats"), ENVIRONMENTS, ids=ENV_IDS)
 def test_stable_baselines3_check_env_passes(game: str, rules: Any, seats: int) -> None:
     sb3_env_checker = pytest.importorskip(

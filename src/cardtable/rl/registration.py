@@ -7,7 +7,13 @@
     envs = gym.make_vec("cardtable/Kuhhandel-v0", num_envs=2, rules="classic", seats=4)
     env = gym.make("cardtable/Cunegonda-v0", rules="short")
 
-Every keyword of :class:`~cardtable.rl.SingleSeatEnv` passes through ``gym.make``.
+Every keyword of :class:`~cardtable.rl.SingleSeatEnv` passes through ``gym.make``. One default
+differs from the class's: ``illegal_action="penalize"`` (the class's is ``"raise"``). The first
+thing a user runs on a registered id is a checker (Gymnasium's or SB3's ``check_env``), and those
+step random actions, most of which the mask does not allow: as registered, they pass. An
+illegal index then ends the episode with ``illegal_reward`` (-1), which a learner sees and
+learns from, where ``"first_legal"`` would hide a broken mask. ``illegal_action="raise"`` is
+one keyword away for debugging a policy that should never pick an illegal index.
 """
 
 from __future__ import annotations
@@ -16,11 +22,15 @@ from typing import Any
 
 import gymnasium
 
+#: What the registered ids do with an index the mask does not allow (see the module docstring).
+ILLEGAL_ACTION = "penalize"
+
 
 def make_kuhhandel(**kwargs: Any) -> Any:
     from cardtable.rl.single import SingleSeatEnv
 
     kwargs.setdefault("rules", "classic")
+    kwargs.setdefault("illegal_action", ILLEGAL_ACTION)
     return SingleSeatEnv("kuhhandel", **kwargs)
 
 
@@ -28,6 +38,7 @@ def make_cunegonda(**kwargs: Any) -> Any:
     from cardtable.rl.single import SingleSeatEnv
 
     kwargs.setdefault("rules", "standard")
+    kwargs.setdefault("illegal_action", ILLEGAL_ACTION)
     return SingleSeatEnv("cunegonda", **kwargs)
 
 

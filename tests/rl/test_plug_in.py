@@ -224,6 +224,38 @@ def test_learner_trains_against_a_list_of_agent_objects() -> None:
         env.reset(options={"opponents": ["random"]})
 
 
+def test_one_agent_object_for_several_seats_is_refused_and_a_factory_is_taken() -> None:
+    """Issue #41 item 5: one agent object as ``opponents`` (or twice in the list) would be
+    started three times and hear every event three times: refused with the fix named. A
+    factory (a class or a callable seed -> agent) builds one agent per seat and episode."""
+    bot = HeuristicBot(seed=1)
+    with pytest.raises(ValueError, match="one agent object .* factory"):
+        _single("kuhhandel", "classic", 4, opponents=bot)
+    env = _single("kuhhandel", "classic", 4, opponents="random")
+    with pytest.raises(ValueError, match="opponents 1 and 3"):
+        env.reset(options={"opponents": [bot, "random", bot]})
+    duel = _single("kuhhandel", "master-duel", 2, opponents=bot)  # one other seat: fine
+    duel.reset(seed=1)
+    assert duel.bots[1] is bot
+    made: list[_Counting] = []
+
+    def factory(seed: int) -> _Counting:
+        made.append(_Counting(seed))
+        return made[-1]
+
+    for opponents in (factory, HeuristicBot, [factory, HeuristicBot, "random"]):
+        env = _single("kuhhandel", "classic", 4, opponents=opponents)
+        obs, _ = env.reset(seed=3)
+        bots = [env.bots[s] for s in (1, 2, 3)]
+        assert len({id(b) for b in bots}) == 3
+        _play(env, obs, random.Random(0))
+        env.reset(seed=4)
+        assert not {id(b) for b in bots} & {id(env.bots[s]) for s in (1, 2, 3)}  # fresh per episode
+    assert made and all(b.answered > 0 for b in made[:3])
+    with pytest.raises(TypeError, match="not an agent"):
+        _single("kuhhandel", "classic", 4, opponents=lambda seed: None).reset(seed=1)
+
+
 def test_gym_make_and_make_vec() -> None:
     env = gym.make("cardtable/Kuhhandel-v0", rules="classic", seats=4, opponents="heuristic")
     obs, _ = env.reset(seed=1)

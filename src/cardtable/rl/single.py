@@ -9,10 +9,13 @@ True
 Observation and action space are those of the PettingZoo environment (:mod:`cardtable.rl.aec`).
 ``opponents`` is a bot name registered for the game (``random``, ``heuristic``, ``expert`` where
 it exists, ``learned`` for Kuhhandel, or ``path.py:Class``), an agent object (anything with
-``act(observation, request)``, such as a :class:`~cardtable.rl.PolicyAgent`), or a list with one
-of those per other seat; ``reset(options={"opponents": ...})`` replaces them from that episode on.
-Names build a fresh bot per episode, seeded from the episode's seed; agent objects are used as
-they are (their ``start`` is called at every reset). ``seat`` is the learner's
+``act(observation, request)``, such as a :class:`~cardtable.rl.PolicyAgent`), a factory (a
+class or a callable ``seed -> agent``, such as ``HeuristicBot``), or a list with one of those per
+other seat; ``reset(options={"opponents": ...})`` replaces them from that episode on. Names and
+factories build a fresh bot per seat and episode, seeded from the episode's seed; agent objects
+are used as they are (their ``start`` is called at every reset), so one object for several seats
+is refused with a :class:`ValueError` (it would be started once per seat and hear every event
+once per seat). ``seat`` is the learner's
 seat; ``None`` draws it anew for every episode. The bots are seeded from the episode's seed, so
 ``reset(seed=s)`` followed by the same actions gives the same episode. The reward is 0 until the
 end, then the learner's :func:`~cardtable.rl.rewards.final_rewards`. ``action_masks()`` returns
@@ -96,19 +99,35 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self._listeners: list[tuple[int, Any]] = []
 
     def _opponents(self, opponents: Any) -> list[Any]:
-        """One bot name or agent object per other seat; names are checked now."""
+        """One bot name, factory or agent object per other seat; names are checked now, and
+        one agent object for several seats is refused (it would be started once per seat,
+        hear every event once per seat and answer for seats its state does not know)."""
         n = self.table.seats
-        if isinstance(opponents, str) or hasattr(opponents, "act"):
+        if isinstance(opponents, str) or _is_factory(opponents) or hasattr(opponents, "act"):
             refs = [opponents] * (n - 1)
         else:
             refs = list(opponents)
         if len(refs) != n - 1:
             raise ValueError(f"{len(refs)} opponents for {n - 1} other seats")
-        for ref in refs:
+        seen: dict[int, int] = {}
+        for i, ref in enumerate(refs):
             if isinstance(ref, str):
                 load_bot(self.game_name, ref)  # fail now, not at the first reset
+            elif _is_factory(ref):
+                continue
             elif not callable(getattr(ref, "act", None)):
-                raise TypeError(f"an opponent is a bot name or an agent with act(), not {ref!r}")
+                raise TypeError(
+                    "an opponent is a bot name, an agent with act() or a factory "
+                    f"(a callable seed -> agent), not {ref!r}"
+                )
+            elif id(ref) in seen:
+                raise ValueError(
+                    f"one agent object ({ref!r}) for opponents {seen[id(ref)] + 1} and {i + 1}: "
+                    "an agent plays one seat; pass one object per seat, a bot name, or a "
+                    "factory (a callable seed -> agent, such as the bot's class)"
+                )
+            else:
+                seen[id(ref)] = i
         return refs
 
     @property
@@ -134,9 +153,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         game = self.table.game
         others = [s for s in range(n) if s != self.seat]
         self.bots = {
-            s: load_bot(self.game_name, ref, seed=game_seed * 8 + s)
-            if isinstance(ref, str)
-            else ref
+            s: self._bot(ref, game_seed * 8 + s)
             for s, ref in zip(others, self.opponents, strict=True)
         }
         rules = game.rules_json()
@@ -150,6 +167,17 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self._ended = False
         self._play_bots()
         return self._observe(), {"seat": self.seat}
+
+    def _bot(self, ref: Any, seed: int) -> Agent:
+        """The bot of one seat for this episode: a name or factory built anew, or the object."""
+        if isinstance(ref, str):
+            return load_bot(self.game_name, ref, seed=seed)
+        if _is_factory(ref):
+            bot = ref(seed)
+            if not callable(getattr(bot, "act", None)):
+                raise TypeError(f"the opponent factory {ref!r} returned {bot!r}, not an agent")
+            return bot  # type: ignore[no-any-return]
+        return ref  # type: ignore[no-any-return]
 
     def _observe(self) -> dict[str, np.ndarray]:
         """The learner's observation as fresh arrays the caller owns."""
@@ -244,3 +272,8 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         names = tuple("you" if s == self.seat else f"seat {s}" for s in range(self.table.seats))
         lines = [self.table.spec.describe_event(e, names) for e in events]
         return "\n".join(line for line in lines if line)
+
+
+def _is_factory(ref: Any) -> bool:
+    """A class, or a callable that is not an agent itself (no ``act``)."""
+    return isinstance(ref, type) or (callable(ref) and not hasattr(ref, "act"))

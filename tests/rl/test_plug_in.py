@@ -300,3 +300,47 @@ def test_rank_rewards_are_zero_sum_with_ties() -> None:
     assert rewards == pytest.approx([1 / 3, 1, -2 / 3, -2 / 3])
     for places in ([0, 0, 1, 2], [0, 1, 1, 1], [0, 0, 0, 0], [2, 0, 1], [0, 1]):
         assert sum(final_rewards(_result(places), "rank")) == pytest.approx(0.0)
+
+
+def test_max_steps_truncates_a_runaway_overbid_game() -> None:
+    """Issue #41 item 9: ``max_turns`` counts turns, not bids, so random bids with
+    ``overbid=True`` ran a classic game to ~30,000 index steps, never truncated. ``max_steps``
+    (default 10,000) truncates both environments, reward 0; a game without overbid is not cut."""
+    rng = random.Random(0)
+    aec = CardtableEnv("kuhhandel", "classic", 4, overbid=True)
+    assert aec.table.max_steps == 10_000
+    aec.reset(seed=0)
+    steps, ends = 0, []
+    for _agent in aec.agent_iter():
+        obs, reward, terminated, truncated, info = aec.last()
+        if terminated or truncated:
+            ends.append((reward, terminated, truncated, info["termination"]))
+        steps += not (terminated or truncated)
+        aec.step(None if terminated or truncated else random_index(obs["action_mask"], rng))
+    assert steps == 10_000
+    assert ends == [(0.0, False, True, "max_steps")] * 4
+    assert aec.game.pending()  # the engine game itself was not over
+    env = _single("kuhhandel", "classic", 4, opponents="random", overbid=True, max_steps=300)
+    obs, _ = env.reset(seed=0)
+    learner = 0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(random_index(obs["action_mask"], rng))
+        learner += 1
+        if terminated or truncated:
+            break
+    assert (reward, terminated, truncated, info["termination"]) == (0.0, False, True, "max_steps")
+    assert env.table.steps == 300 and learner < 300  # the bots' answers count too
+    plain = _single("kuhhandel", "classic", 4, opponents="random")
+    assert plain.table.max_steps == 10_000
+    obs, _ = plain.reset(seed=0)
+    info = _play_info(plain, obs, rng)
+    assert info["termination"] != "max_steps"
+    with pytest.raises(ValueError, match="max_steps"):
+        _single("kuhhandel", "classic", 4, max_steps=0)
+
+
+def _play_info(env: Any, obs: Any, rng: random.Random) -> dict[str, Any]:
+    while True:
+        obs, _r, terminated, truncated, info = env.step(random_index(obs["action_mask"], rng))
+        if terminated or truncated:
+            return info

@@ -16,7 +16,11 @@ space is ``Discrete`` and documented in :mod:`cardtable.rl.kuhhandel` and
 :mod:`cardtable.rl.cunegonda`. Rewards are 0 until the game
 ends, then :func:`cardtable.rl.rewards.final_rewards` for every seat at once. A game ended by a
 rule-set cap (Kuhhandel's ``max_turns``) is *truncated*, every other end *terminated*; ``infos``
-then carry the engine's result. ``reset(seed=s)`` plays the engine game with seed ``s`` (so
+then carry the engine's result. ``max_steps`` (default :data:`cardtable.rl.table.MAX_STEPS`,
+10,000) cuts an episode after that many index steps of all agents together: every agent is then
+truncated with reward 0 and ``info["termination"] == "max_steps"`` (the engine's ``max_turns``
+counts turns, not the bids within one, and random bids with ``overbid=True`` run to 40,000
+steps). ``reset(seed=s)`` plays the engine game with seed ``s`` (so
 ``env.game.record()`` replays on the server's engine); ``reset()`` without a seed draws the next
 seed from the last one given. ``render()`` returns the new events in words (``render_mode``
 ``"ansi"``; ``"human"`` prints them).
@@ -47,7 +51,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from cardtable.core.contract import Game, Termination
 from cardtable.rl.rewards import DEFAULT_SCALE, SCHEMES, final_rewards
-from cardtable.rl.table import Table
+from cardtable.rl.table import MAX_STEPS, Table
 
 RENDER_MODES = ["ansi", "human"]
 ILLEGAL_ACTIONS = ("raise", "penalize", "first_legal")
@@ -83,6 +87,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         render_mode: str | None = None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
+        max_steps: int = MAX_STEPS,
     ) -> None:
         super().__init__()
         if illegal_action not in ILLEGAL_ACTIONS:
@@ -93,7 +98,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             raise ValueError(f"unknown reward scheme {reward!r} (known: {', '.join(SCHEMES)})")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES}")
-        self.table = Table(game, rules, seats, overbid=overbid)
+        self.table = Table(game, rules, seats, overbid=overbid, max_steps=max_steps)
         codec = self.table.codec
         self.reward_scheme = reward
         self.reward_scale = reward_scale or DEFAULT_SCALE.get(game, 1.0)
@@ -215,6 +220,14 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
 
     def _finish(self) -> None:
         self._over = True
+        if self.table.cut:  # max_steps: truncated, the engine game unfinished, no reward
+            for agent in self.possible_agents:
+                self.rewards[agent] = 0.0
+                self.terminations[agent] = False
+                self.truncations[agent] = True
+                self.infos[agent] = {"termination": "max_steps"}
+            self._accumulate_rewards()
+            return
         result = self.table.game.result()
         capped = result.termination is Termination.CAP
         values = final_rewards(result, self.reward_scheme, self.reward_scale)
@@ -269,7 +282,7 @@ def kuhhandel_env(rules: Any = "classic", seats: int | None = None, **options: A
     """Kuhhandel under a preset (``classic``, ``competition``, ``master``, ``master-duel``), a rule
     set as JSON or a :class:`~cardtable.games.kuhhandel.RuleSet`; ``seats`` defaults to 4 (2 for
     the duel). Options: ``reward``, ``reward_scale``, ``overbid``, ``render_mode``,
-    ``illegal_action``, ``illegal_reward``."""
+    ``illegal_action``, ``illegal_reward``, ``max_steps``."""
     return CardtableEnv("kuhhandel", rules, seats, **options)
 
 

@@ -29,6 +29,12 @@ reward ``illegal_reward`` (default -1) and ``info["illegal"] = True`` (as Pettin
 ``info["illegal"] = True``. Checkers that step random actions (Gymnasium's and SB3's
 ``check_env``) need one of the last two.
 
+``max_steps`` (default 10,000) cuts the episode after that many choices of all seats together
+(the learner's index steps and each bot's whole answer): the step then returns reward 0,
+``truncated=True`` and ``info["termination"] == "max_steps"``. The engine's ``max_turns`` counts
+turns, not the bids within one, so without it random bids with ``overbid=True`` ran to 40,000
+steps.
+
 The observation after the episode ends allows index 0 only (``pass``, a no-op there): a masked
 policy fed that observation, as Gymnasium's vector environments do with their default
 ``autoreset_mode`` ``NEXT_STEP``, never meets an empty mask; the action it picks is ignored.
@@ -46,7 +52,7 @@ from cardtable.core.contract import Agent, GameInfo, Termination
 from cardtable.core.registry import load_bot
 from cardtable.rl.aec import ILLEGAL_ACTIONS, observation_space
 from cardtable.rl.rewards import DEFAULT_SCALE, SCHEMES, final_rewards
-from cardtable.rl.table import Table
+from cardtable.rl.table import MAX_STEPS, Table
 
 
 class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
@@ -69,6 +75,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         render_mode: str | None = None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
+        max_steps: int = MAX_STEPS,
     ) -> None:
         if reward not in SCHEMES:
             raise ValueError(f"unknown reward scheme {reward!r} (known: {', '.join(SCHEMES)})")
@@ -78,7 +85,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}")
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self.table = Table(game, rules, seats, overbid=overbid)
+        self.table = Table(game, rules, seats, overbid=overbid, max_steps=max_steps)
         self.game_name = game
         codec = self.table.codec
         n = self.table.seats
@@ -239,6 +246,8 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         obs = self._observe()
         if table.seat >= 0:
             return obs, 0.0, False, False, info
+        if table.cut:  # max_steps: truncated, the engine game unfinished
+            return obs, 0.0, False, True, info | {"termination": "max_steps"}
         result = table.game.result()
         reward = final_rewards(result, self.reward_scheme, self.reward_scale)[self.seat]
         capped = result.termination is Termination.CAP

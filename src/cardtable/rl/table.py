@@ -22,6 +22,12 @@ from cardtable.core.contract import Game, Request
 from cardtable.core.registry import GameSpec, game_spec
 from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step, Wait, read_only_mask
 
+#: Choices after which an episode is cut (truncated), whatever the engine's own caps say: every
+#: index stepped and every whole bot answer counts. A random 4-seat game takes ~800-1,500 index
+#: steps (classic, master); with ``overbid=True`` random bids run to 25,000-40,000 steps, because
+#: the engine's ``max_turns`` counts turns, not the bids within one.
+MAX_STEPS = 10_000
+
 #: The kinds of option that are not an engine action yet (see :meth:`Table.step`).
 _NOT_ACTIONS = frozenset((Step, Build, Wait, type(None)))
 
@@ -64,10 +70,21 @@ class Table:
     """
 
     def __init__(
-        self, game: str, rules: Any = None, seats: int | None = None, *, overbid: bool = False
+        self,
+        game: str,
+        rules: Any = None,
+        seats: int | None = None,
+        *,
+        overbid: bool = False,
+        max_steps: int = MAX_STEPS,
     ) -> None:
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, not {max_steps}")
         self.spec = game_spec(game)
         self.overbid = overbid
+        self.max_steps = max_steps
+        self.steps = 0
+        self.cut = False
         self.rules = resolve_rules(self.spec, rules)
         self.seats = default_seats(self.spec, self.rules, seats)
         self.codec = codec = make_codec(game, self.rules, self.seats, overbid=overbid)
@@ -99,6 +116,8 @@ class Table:
 
     def reset(self, seed: int) -> None:
         self.game = self.spec.new_game(self.rules, self.seats, seed)
+        self.steps = 0
+        self.cut = False
         self.last_seat = -1
         self._obs = {}
         self._select()
@@ -181,10 +200,20 @@ class Table:
         return obs
 
     def step(self, index: Any) -> bool:
-        """Apply the choosing seat's index; ``True`` when the engine received an action."""
-        draft = self.draft
-        if draft is None:  # no request either
+        """Apply the choosing seat's index; ``True`` when the engine received an action (or
+        the episode was cut: ``max_steps``)."""
+        if self.draft is None:  # no request either
             raise ValueError("the game is over")
+        played = self._step(index)
+        self.steps += 1
+        if self.steps >= self.max_steps and self.seat >= 0:
+            self._cut()
+            return True
+        return played
+
+    def _step(self, index: Any) -> bool:
+        draft = self.draft
+        assert draft is not None
         request: Any = self.request
         seat = self.seat
         opts = draft.options
@@ -239,3 +268,12 @@ class Table:
         if self._obs:
             self._obs = {}
         self._select()
+        self.steps += 1
+        if self.steps >= self.max_steps and self.seat >= 0:
+            self._cut()
+
+    def _cut(self) -> None:
+        """``max_steps`` reached: the episode ends here, truncated; the engine game stays
+        unfinished (no result), and no seat chooses any more."""
+        self.cut = True
+        self.seat, self.request, self.draft = -1, None, None

@@ -18,10 +18,13 @@ from gymnasium.utils.env_checker import check_env
 
 import cardtable.rl  # noqa: F401  (registers the Gymnasium ids)
 from cardtable.core.contract import Result, Termination
+from cardtable.games import kuhhandel
+from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.bots import HeuristicBot, RandomBot
 from cardtable.rl import CardtableEnv, PolicyAgent, SingleSeatEnv, final_rewards
 
 from .conftest import ENV_IDS, ENVIRONMENTS, random_index
+from .copies import aec_runs, single_seat_runs
 
 
 def _single(game: str, rules: Any, seats: int, **kw: Any) -> SingleSeatEnv:
@@ -171,6 +174,33 @@ def test_pickle_and_deepcopy_mid_episode_continue_identically(
     copies_aec = [pickle.loads(pickle.dumps(aec)), copy.deepcopy(aec)]
     runs_aec = [_play_aec(e, random.Random(2)) for e in [aec, *copies_aec]]
     assert len(runs_aec[0]) > 5 and runs_aec[0] == runs_aec[1] == runs_aec[2]
+
+
+@pytest.mark.parametrize("opponents", ["random", "heuristic", "expert:iterations=8,time_cap=none"])
+def test_copies_continue_identically_against_every_built_in_opponent(opponents: str) -> None:
+    """Issue #41 item 1: a pickled game used to lose its action singletons (``A.AUCTION``) and
+    the random bot found them by identity, so a copy against ``random`` played another game
+    (221 against 174 steps here). Pickle and deepcopy mid-episode now continue identically
+    against every built-in opponent (the expert with a fixed budget), and the AEC game too.
+    The compiled build: test_compiled.py::test_copies_continue_identically_in_the_compiled_build."""
+    runs = single_seat_runs(opponents)
+    assert len(runs[0]) > 5
+    assert runs[0] == runs[1], "pickle"
+    assert runs[0] == runs[2], "deepcopy"
+    runs = aec_runs()
+    assert len(runs[0]) > 5 and runs[0] == runs[1] == runs[2]
+
+
+def test_pickled_actions_and_rule_sets_are_equal_and_singletons_stay_themselves() -> None:
+    game = kuhhandel.new_game(kuhhandel.CLASSIC, 4, 1)
+    back = pickle.loads(pickle.dumps(game))
+    assert back.pending()[0].choices[0] is A.AUCTION
+    values = [A.AUCTION, A.PASS, A.Bid(30), A.Pay((10, 0)), A.Challenge(1, 2), A.Claim(3)]
+    values += [A.PlaceNote(10), A.Offer(()), A.Counter((50,)), kuhhandel.MASTER]
+    for value in values:
+        assert pickle.loads(pickle.dumps(value)) == value
+        assert type(pickle.loads(pickle.dumps(value))) is type(value)
+    assert pickle.loads(pickle.dumps(A.GIVE)) is A.GIVE
 
 
 class _Counting(HeuristicBot):

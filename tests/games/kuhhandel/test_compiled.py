@@ -173,3 +173,29 @@ def test_engine_tests_pass_against_the_compiled_build(compiled: Path) -> None:
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert " passed" in run.stdout
+
+
+def test_copies_continue_identically_in_the_compiled_build(compiled: Path) -> None:
+    """Issue #41 item 1: ``pickle`` failed with the compiled engine for any Kuhhandel game, even a
+    ``RuleSet`` (``FrozenInstanceError``); an environment copied mid-episode (pickle and
+    deepcopy) must continue identically, in the AEC game and against ``random`` and
+    ``heuristic`` (``tests/rl/copies.py``, run by ``tests/rl/test_plug_in.py`` on the plain
+    build with ``expert`` too: the expert's search model, compiled ``bots/sim.py``, does not
+    pickle in this build yet)."""
+    for module in ("numpy", "gymnasium", "pettingzoo"):
+        pytest.importorskip(module, reason="the rl extra")
+    code = (
+        "import pickle\n"
+        "from cardtable.core.compiled import is_compiled\n"
+        "from cardtable.games.kuhhandel import CLASSIC, new_game, state\n"
+        "assert is_compiled(state)\n"
+        "assert pickle.loads(pickle.dumps(CLASSIC)) == CLASSIC\n"
+        "game = new_game(CLASSIC, 4, 1)\n"
+        "assert pickle.loads(pickle.dumps(game)).pending() == game.pending()\n"
+    )
+    run = _run(compiled, "-c", code)
+    assert run.returncode == 0, run.stderr[-3000:]
+    script = str(ROOT / "tests" / "rl" / "copies.py")
+    run = _run(compiled, script, "random", "heuristic")
+    assert run.returncode == 0, run.stdout + run.stderr[-3000:]
+    assert len(run.stdout.splitlines()) == 3

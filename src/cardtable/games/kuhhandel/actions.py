@@ -60,6 +60,13 @@ class Action:
     def __deepcopy__(self, memo: dict[int, Any]) -> Action:
         return self
 
+    # Pickling: an action without fields comes back as its singleton (``A.AUCTION`` stays
+    # ``A.AUCTION``); one with fields is built again from them (each class below says which).
+    # Written out because the compiled build cannot rebuild a frozen dataclass through the
+    # default protocol (it would assign the fields of a frozen value).
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_singleton, (self.kind,))
+
 
 @dataclass(frozen=True, slots=True)
 class Auction(Action):
@@ -94,6 +101,9 @@ class Challenge(Action):
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "opponent": self.opponent, "species": self.species}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Challenge, (self.opponent, self.species))
+
 
 Challenge.kind = "challenge"
 
@@ -106,6 +116,9 @@ class Bid(Action):
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "amount": self.amount}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Bid, (self.amount,))
 
 
 Bid.kind = "bid"
@@ -150,6 +163,9 @@ class _Notes(Action):
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "notes": list(self.notes)}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.notes,))
+
 
 @dataclass(frozen=True, slots=True)
 class Pay(_Notes):
@@ -192,6 +208,9 @@ class Claim(Action):
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "count": self.count}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Claim, (self.count,))
+
 
 Claim.kind = "claim"
 
@@ -228,6 +247,9 @@ class PlaceNote(Action):
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "note": self.note}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (PlaceNote, (self.note,))
 
 
 PlaceNote.kind = "place_note"
@@ -266,6 +288,13 @@ _SINGLETONS: dict[str, Action] = {
     a.kind: a
     for a in (AUCTION, DRAW, PASS, KNOCK, SELL, BUY, ACCEPT, PREEMPT, RELEASE, TAKE_RAT, KEEP, GIVE)
 }
+
+
+def _singleton(kind: str) -> Action:
+    """The action without fields of ``kind`` (unpickling, :meth:`Action.__reduce__`)."""
+    return _SINGLETONS[kind]
+
+
 _NOTES: dict[str, type[_Notes]] = {"pay": Pay, "offer": Offer, "counter": Counter}
 
 

@@ -41,6 +41,11 @@ class Species:
     def __deepcopy__(self, memo: dict[int, Any]) -> Species:
         return self
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickling builds it again from its fields: the compiled build cannot restore a frozen
+        # dataclass through the default protocol (FrozenInstanceError).
+        return (Species, (self.name, self.value, self.payouts))
+
 
 CLASSIC_SPECIES = (
     Species("Chicken", 10),
@@ -97,6 +102,9 @@ class RuleSet:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> RuleSet:
         return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # from its fields, as Species
+        return (RuleSet, tuple(getattr(self, f.name) for f in fields(RuleSet)))
 
     def __post_init__(self) -> None:
         problems = self.problems()

@@ -21,6 +21,7 @@ from cardtable.games.kuhhandel.money import cover
 # Final: constants to the optional compiled build (no lookup per use); plain Python ignores it.
 _PASS: Final = A.PASS
 _AUCTION: Final = A.AUCTION
+_Auction: Final = A.Auction
 _BID: Final = A.Bid
 _PAY: Final = A.Pay
 _OFFER: Final = A.Offer
@@ -76,9 +77,10 @@ class RandomBot:
         if kind == "turn":
             choices: tuple[A.Action, ...] = request.choices or ()
             n = len(choices)
-            if choices[0] is _AUCTION and n > 1:
+            # by its class, not identity: a game copied or unpickled may hold another Auction()
+            if type(choices[0]) is _Auction and n > 1:
                 if _uniform(rng) < 0.5:
-                    return _AUCTION
+                    return choices[0]
                 return choices[1 + _below(rng, n - 1)]  # rng.choice(choices[1:])
             return choices[_below(rng, n)]  # rng.choice(choices)
         if kind in _MONEY_KINDS:

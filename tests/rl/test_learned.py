@@ -102,3 +102,57 @@ def test_training_runs_one_chunk_with_a_checkpoint(tmp_path: Path) -> None:
     bots = [bot] + [load_bot("kuhhandel", "random", seed=s) for s in (1, 2, 3)]
     run_match(spec.new_game(spec.resolve_rules("classic"), 4, 3), bots)
     assert bot.steps > 0
+
+
+def test_a_policy_loaded_against_another_layout_is_refused_with_the_layout_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue #41 item 6: weights carry the layout they were trained on. One value added to the
+    observation used to make ``learned`` refuse vaguely and the expert's guide silently become
+    ``None`` (the heuristic instead). Now: weights of another layout are refused with both
+    layouts named, and shipped weights that no longer fit their own rule set raise wherever
+    they load, the expert's guide included."""
+    from cardtable.core.contract import GameInfo
+    from cardtable.games.kuhhandel.bots.expert import ExpertBot
+    from cardtable.rl.kuhhandel import KuhhandelCodec
+    from cardtable.rl.learned import LearnedBot
+
+    spec = game_spec("kuhhandel")
+    classic = spec.resolve_rules("classic")
+    info = GameInfo("kuhhandel", classic.to_json(), 4, 0)
+    ours = KuhhandelCodec(classic, 4).layout
+    assert load_policy(4).layout == ours and load_policy(4).trained_for == "classic,competition"
+    weights = dict(np.load(ROOT / "src/cardtable/rl/weights/kuhhandel-4.npz"))
+    other = {**weights, "layout": np.array("0123456789abcdef")}
+    with pytest.raises(ValueError, match=f"layout 0123456789abcdef .* not classic .*{ours}"):
+        LearnedBot(weights=other).start(0, info)
+    del weights["layout"]
+    with pytest.raises(ValueError, match="carry no observation layout"):
+        LearnedBot(weights=weights).start(0, info)
+    master = bot_refusal(spec, "learned", spec.resolve_rules("master"), 4) or ""
+    assert (
+        f"layout {ours}" in master
+        and KuhhandelCodec(spec.resolve_rules("master"), 4).layout in master
+    )
+
+    # One value added to the observation ("table" one longer), the shipped weights not retrained.
+    layout = KuhhandelCodec._layout
+
+    def one_more(self: KuhhandelCodec) -> None:
+        layout(self)
+        self.parts = {**self.parts, "table": self.parts["table"] + 1}
+
+    monkeypatch.setattr(KuhhandelCodec, "_layout", one_more)
+    load_policy.cache_clear()
+    try:
+        assert KuhhandelCodec(classic, 4).layout != ours
+        with pytest.raises(ValueError, match=f"trained for layout {ours} .* retrain"):
+            load_policy(4)
+        with pytest.raises(ValueError, match=f"trained for layout {ours}"):
+            bot_refusal(spec, "learned", classic, 4)
+        with pytest.raises(ValueError, match=f"trained for layout {ours}"):
+            ExpertBot(seed=1, iterations=4, time_cap=None).start(0, info)  # its guide: loud
+    finally:
+        monkeypatch.undo()
+        load_policy.cache_clear()
+    assert load_policy(4).layout == ours

@@ -82,6 +82,8 @@ against frozen ones.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,6 +94,11 @@ from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 from cardtable.games.kuhhandel.rules import RuleSet
 from cardtable.rl.codec import WAIT, Build, Codec, Draft, Step
+
+#: The version of what the parts mean, part of :attr:`KuhhandelCodec.layout`: raise it when a
+#: value's meaning or scale changes without any part changing size (a change of size, part or
+#: action name changes the fingerprint by itself).
+ENCODING = 1
 
 #: Bids offered in one step (``min``, ``min + raise``, ... ``min + (K-1)·raise``).
 BID_MENU = 10
@@ -390,9 +397,23 @@ class KuhhandelCodec(Codec):
             self.offsets[part] = at
             at += size
         self.obs_size = at
+        self.parts = sizes
         self._kind_index = {kind: i for i, kind in enumerate(KINDS)}
         #: ``_places[me][seat]``: where ``seat`` sits seen from ``me`` (0: ``me``, 1: its left...)
         self._places = [[(seat - me) % n for seat in range(n)] for me in range(n)]
+
+    @property
+    def layout(self) -> str:
+        """The fingerprint of this codec's observation and action layout (16 hex digits): a
+        hash of :data:`ENCODING`, every part's name and size in order and every action's name.
+        A policy stores the one it was trained on (:mod:`cardtable.rl.learned`): a feature
+        added, a part resized or an action renamed changes it."""
+        text = json.dumps([ENCODING, list(self.parts.items()), self.action_names])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def describe_layout(self) -> str:
+        """The layout in words: fingerprint, inputs, actions (for refusals)."""
+        return f"layout {self.layout} ({self.obs_size} inputs, {self.n_actions} actions)"
 
     def encode(
         self, obs: KuhhandelObservation, request: Request | None, draft: Draft | None

@@ -9,7 +9,12 @@ as the environments (:class:`~cardtable.rl.PolicyAgent`), so it plays exactly as
 
     cardtable arena kuhhandel --rules classic --bots learned,heuristic,heuristic,heuristic
 
-Weights exist for the rule sets whose observation has the trained layout (classic and
+The weights carry the observation layout they were trained on (``layout``: the fingerprint
+:attr:`~cardtable.rl.kuhhandel.KuhhandelCodec.layout`, and ``rules``: the rule sets): a table
+of another layout is refused with both layouts named, and shipped weights that no longer fit
+the layout of their own rule set (a feature added to the encoder without retraining) raise a
+:class:`ValueError` wherever they are loaded, the expert's guide included, never a silent
+fallback. Weights exist for the rule sets whose observation has the trained layout (classic and
 competition share it) and the seat counts listed in :func:`available`; any other table gets a
 clear :class:`ValueError` at the start of the game, and :func:`refusal` says so beforehand (the
 server seats ``learned`` only where it is ``None``).
@@ -24,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from cardtable.core.contract import GameInfo
-from cardtable.games.kuhhandel.rules import RuleSet
+from cardtable.games.kuhhandel.rules import PRESETS, RuleSet
 from cardtable.rl.kuhhandel import KuhhandelCodec
 from cardtable.rl.policy import PolicyAgent
 
@@ -45,6 +50,28 @@ class NumpyPolicy:
         ]
         self.n_obs = self.layers[0][0].shape[1]
         self.n_actions = self.layers[-1][0].shape[0]
+        #: The observation layout trained on (:attr:`KuhhandelCodec.layout`), and the rule sets.
+        self.layout = str(weights["layout"]) if "layout" in weights else None
+        self.trained_for = str(weights["rules"]) if "rules" in weights else ""
+
+    def check(self, codec: KuhhandelCodec, table: str) -> None:
+        """Refuse (:class:`ValueError`, both layouts named) unless the weights were trained on
+        ``codec``'s observation layout; ``table`` says which table in words."""
+        if self.layout is None:
+            raise ValueError(
+                "these learned Kuhhandel weights carry no observation layout (a 'layout' entry, "
+                "written by cardtable.rl.train.export): retrain or export them again "
+                f"({table} has {codec.describe_layout()})"
+            )
+        if self.layout != codec.layout:
+            trained = self.trained_for.replace(",", "/")
+            trained = f" (the {trained} layout)" if trained else ""
+            raise ValueError(
+                f"the learned Kuhhandel bot was trained for layout {self.layout}{trained} "
+                f"({self.n_obs} inputs, {self.n_actions} actions), not {table}'s "
+                f"{codec.describe_layout()}: the observation changed since training, "
+                "retrain (docs/rl.md, Adding a feature)"
+            )
 
     def logits(self, x: np.ndarray) -> np.ndarray:
         h = np.clip((np.asarray(x, np.float64) - self.mean) / self.std, -CLIP, CLIP)
@@ -79,7 +106,12 @@ def load_policy(seats: int) -> NumpyPolicy:
             f"the learned Kuhhandel bot has weights for {available()} seats, not {seats}"
         )
     with path.open("rb") as f, np.load(f) as data:
-        return NumpyPolicy(dict(data))
+        policy = NumpyPolicy(dict(data))
+    # Shipped weights that no longer fit the layout of the rule set they were trained for are
+    # stale (a feature was added without retraining): an error, never a silent refusal.
+    trained = policy.trained_for.split(",")[0] or "classic"
+    policy.check(KuhhandelCodec(PRESETS[trained], seats), f"{trained} with {seats} seats")
+    return policy
 
 
 def refusal(rules: RuleSet, seats: int) -> str | None:
@@ -90,10 +122,10 @@ def refusal(rules: RuleSet, seats: int) -> str | None:
         have = ", ".join(map(str, available()))
         return f"the learned Kuhhandel bot has weights for {have} seats only, not {seats}"
     policy = load_policy(seats)
-    codec = KuhhandelCodec(rules, seats)
-    if (policy.n_obs, policy.n_actions) != (codec.obs_size, codec.n_actions):
-        layout = "the classic/competition layout"
-        return f"the learned Kuhhandel bot was trained for {layout}, not {rules.name}"
+    try:
+        policy.check(KuhhandelCodec(rules, seats), rules.name)
+    except ValueError as e:
+        return str(e)
     return None
 
 
@@ -117,17 +149,13 @@ class LearnedBot(PolicyAgent):
     def _load(self, n_obs: int) -> NumpyPolicy:
         codec = self.codec
         assert codec is not None
+        assert isinstance(codec, KuhhandelCodec)
         if self._weights is not None:
             net = NumpyPolicy(self._weights)
         else:
             seats = self.seats or getattr(codec, "seats", None) or 4
             net = load_policy(int(seats))
-        if net.n_obs != n_obs or net.n_actions != codec.n_actions:
-            raise ValueError(
-                "the learned Kuhhandel bot was trained for the classic/competition layout "
-                f"({net.n_obs} inputs, {net.n_actions} actions), not this rule set "
-                f"({n_obs} inputs, {codec.n_actions} actions)"
-            )
+        net.check(codec, f"{codec.rules.name} with {codec.seats} seats")
         return net
 
     def start(self, seat: int, info: GameInfo) -> None:

@@ -95,9 +95,13 @@ class FlatSeatEnv(gymnasium.Env[np.ndarray, int]):
         return self.env.action_masks()
 
 
-def export(model: Any, venv: Any) -> dict[str, np.ndarray]:
-    """The numpy weights of ``model``'s policy network (:class:`cardtable.rl.learned`)."""
+def export(model: Any, venv: Any, rules: list[str], seats: int) -> dict[str, np.ndarray]:
+    """The numpy weights of ``model``'s policy network (:class:`cardtable.rl.learned`), with the
+    observation layout it was trained on (``layout``, ``rules``)."""
     import torch
+
+    from cardtable.games.kuhhandel import PRESETS
+    from cardtable.rl.kuhhandel import KuhhandelCodec
 
     policy = model.policy
     linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
@@ -106,6 +110,8 @@ def export(model: Any, venv: Any) -> dict[str, np.ndarray]:
         "obs_mean": venv.obs_rms.mean.astype(np.float32),
         "obs_var": venv.obs_rms.var.astype(np.float32),
         "layers": np.array(len(linears)),
+        "layout": np.array(KuhhandelCodec(PRESETS[rules[0]], seats).layout),
+        "rules": np.array(",".join(rules)),
     }
     for i, lin in enumerate(linears):
         out[f"W{i}"] = lin.weight.detach().cpu().numpy().astype(np.float32)
@@ -176,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
             t0 = time.monotonic()
             model.learn(args.chunk, reset_num_timesteps=False)
             chunk += 1
-            weights = export(model, venv)
+            weights = export(model, venv, rules, args.seats)
             np.savez(out / f"chunk-{chunk:04d}.npz", **weights)  # type: ignore[arg-type]
             np.savez(out / "latest.npz", **weights)  # type: ignore[arg-type]
             model.save(str(out / "model.zip"))

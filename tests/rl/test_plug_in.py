@@ -374,3 +374,26 @@ def _play_info(env: Any, obs: Any, rng: random.Random) -> dict[str, Any]:
         obs, _r, terminated, truncated, info = env.step(random_index(obs["action_mask"], rng))
         if terminated or truncated:
             return info
+
+
+def test_expert_opponents_follow_the_seed_not_the_clock() -> None:
+    """Issue #41 item 7: the expert's wall-clock cap (0.25 s) cut searches short on a busy
+    machine, so two environments with the same seed diverged. Built by name in an environment
+    it searches its iteration budget only, unless a clock option is asked for."""
+    env = _single("kuhhandel", "classic", 4, opponents="expert")
+    env.reset(seed=1)
+    assert all(bot.time_cap is None for bot in env.bots.values())  # type: ignore[attr-defined]
+    env.reset(seed=1, options={"opponents": "expert:time_cap=0.25"})
+    assert all(bot.time_cap == 0.25 for bot in env.bots.values())  # type: ignore[attr-defined]
+    runs = []
+    for _ in range(2):
+        env = _single("kuhhandel", "classic", 4, opponents="expert:iterations=12")
+        obs, _ = env.reset(seed=7)
+        rng, steps = random.Random(7), [obs["observation"].tobytes()]
+        for _ in range(40):
+            obs, _r, terminated, truncated, _i = env.step(random_index(obs["action_mask"], rng))
+            steps.append(obs["observation"].tobytes())
+            if terminated or truncated:
+                break
+        runs.append(steps)
+    assert len(runs[0]) > 20 and runs[0] == runs[1]

@@ -17,10 +17,13 @@ are used as they are (their ``start`` is called at every reset), so one object f
 is refused with a :class:`ValueError` (it would be started once per seat and hear every event
 once per seat). ``seat`` is the learner's
 seat; ``None`` draws it anew for every episode. The bots are seeded from the episode's seed, so
-``reset(seed=s)`` followed by the same actions gives the same episode. The reward is 0 until the
-end, then the learner's :func:`~cardtable.rl.rewards.final_rewards`. ``action_masks()`` returns
-the current mask (the method sb3-contrib's MaskablePPO looks for). Every observation and mask
-handed out is a fresh array the caller owns.
+``reset(seed=s)`` followed by the same actions gives the same episode. That holds for
+``expert`` opponents too: built by name in an environment they search their iteration budget
+only (``time_cap=None``), where elsewhere a wall-clock cap (0.25 s) may cut a search short on
+a busy machine; ``expert:time_cap=0.25`` (or ``time_per_decision=``) asks for the clock. The
+reward is 0 until the end, then the learner's :func:`~cardtable.rl.rewards.final_rewards`.
+``action_masks()`` returns the current mask (the method sb3-contrib's MaskablePPO looks
+for). Every observation and mask handed out is a fresh array the caller owns.
 
 ``illegal_action`` says what an index the mask does not allow does: ``"raise"`` (the default)
 raises :class:`ValueError` and changes nothing; ``"penalize"`` ends the episode at once with
@@ -49,10 +52,16 @@ import numpy as np
 from gymnasium import spaces
 
 from cardtable.core.contract import Agent, GameInfo, Termination
-from cardtable.core.registry import load_bot
+from cardtable.core.registry import load_bot, split_bot_ref
 from cardtable.rl.aec import ILLEGAL_ACTIONS, observation_space
 from cardtable.rl.rewards import DEFAULT_SCALE, SCHEMES, final_rewards
 from cardtable.rl.table import MAX_STEPS, Table
+
+#: Bots that stop searching at a wall-clock cap by default (``time_cap``): in an environment they
+#: are built with ``time_cap=None``, their iteration budget alone, so that an episode follows
+#: from its seed whatever the machine's load (see the module docstring).
+CLOCKED_BOTS = frozenset({"expert"})
+CLOCK_OPTIONS = frozenset({"time_cap", "time_per_decision"})
 
 
 class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
@@ -178,6 +187,9 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     def _bot(self, ref: Any, seed: int) -> Agent:
         """The bot of one seat for this episode: a name or factory built anew, or the object."""
         if isinstance(ref, str):
+            name, options = split_bot_ref(ref)
+            if name in CLOCKED_BOTS and not CLOCK_OPTIONS & options.keys():
+                return load_bot(self.game_name, ref, seed=seed, time_cap=None)
             return load_bot(self.game_name, ref, seed=seed)
         if _is_factory(ref):
             bot = ref(seed)

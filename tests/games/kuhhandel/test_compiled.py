@@ -178,10 +178,9 @@ def test_engine_tests_pass_against_the_compiled_build(compiled: Path) -> None:
 def test_copies_continue_identically_in_the_compiled_build(compiled: Path) -> None:
     """Issue #41 item 1: ``pickle`` failed with the compiled engine for any Kuhhandel game, even a
     ``RuleSet`` (``FrozenInstanceError``); an environment copied mid-episode (pickle and
-    deepcopy) must continue identically, in the AEC game and against ``random`` and
-    ``heuristic`` (``tests/rl/copies.py``, run by ``tests/rl/test_plug_in.py`` on the plain
-    build with ``expert`` too: the expert's search model, compiled ``bots/sim.py``, does not
-    pickle in this build yet)."""
+    deepcopy) must continue identically, in the AEC game and against every built-in opponent
+    (``tests/rl/copies.py``, run by ``tests/rl/test_plug_in.py`` on the plain build; the
+    expert's compiled search model pickles through ``expert._reduce_model``)."""
     for module in ("numpy", "gymnasium", "pettingzoo"):
         pytest.importorskip(module, reason="the rl extra")
     code = (
@@ -196,6 +195,6 @@ def test_copies_continue_identically_in_the_compiled_build(compiled: Path) -> No
     run = _run(compiled, "-c", code)
     assert run.returncode == 0, run.stderr[-3000:]
     script = str(ROOT / "tests" / "rl" / "copies.py")
-    run = _run(compiled, script, "random", "heuristic")
+    run = _run(compiled, script, "random", "heuristic", "expert:iterations=8,time_cap=none")
     assert run.returncode == 0, run.stdout + run.stderr[-3000:]
-    assert len(run.stdout.splitlines()) == 3
+    assert len(run.stdout.splitlines()) == 4

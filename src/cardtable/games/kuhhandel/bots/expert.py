@@ -46,6 +46,8 @@ machine never misses a server deadline.
 
 from __future__ import annotations
 
+import copyreg
+import inspect
 import math
 import random
 import time
@@ -91,6 +93,33 @@ GUIDED_EVIDENCE = 3.0
 
 #: A candidate's playout: apply the candidate's episode to a world (context from ``prepare``).
 Runner = Callable[[Sim, Any, Any], None]
+
+
+def _model_fields() -> tuple[str, ...]:
+    """The attributes of a compiled :class:`Model` (its class's data descriptors)."""
+    return tuple(
+        n for n, v in vars(Model).items() if inspect.isgetsetdescriptor(v) and n[:2] != "__"
+    )
+
+
+def _reduce_model(model: Model) -> tuple[Any, ...]:
+    """Pickling and deep copies of the compiled build's :class:`Model` (an expert opponent in a
+    copied environment): its attributes, set again on a bare instance. The default protocol
+    cannot rebuild a compiled class; plain Python never gets here."""
+    state = {n: getattr(model, n) for n in _model_fields() if hasattr(model, n)}
+    return (_restore_model, (state,))
+
+
+def _restore_model(state: dict[str, Any]) -> Model:
+    # A compiled class always runs its __init__: the smallest model, then every attribute.
+    model = Model({"species": [], "notes": (), "start_wallet": ()}, 1)
+    for name, value in state.items():
+        setattr(model, name, value)
+    return model
+
+
+if _model_fields():  # the compiled build (mypyc): attributes are descriptors of the class
+    copyreg.pickle(Model, _reduce_model)
 
 
 class ExpertBot:

@@ -17,6 +17,9 @@ from typing import Any
 
 from cardtable.core.contract import Agent, Event, Game
 
+#: The module of programs as bots (``cmd:...``, docs/stdio-bots.md): it sits above the core.
+STDIO_MODULE = "cardtable.stdio"
+
 #: Game name -> module that defines ``SPEC``.
 GAME_MODULES: dict[str, str] = {
     "kuhhandel": "cardtable.games.kuhhandel",
@@ -273,9 +276,11 @@ def load_bot(game: str, ref: str, seed: int = 0, **options: Any) -> Agent:
     :func:`split_bot_ref`); keyword ``options`` given here win over those in ``ref``.
     """
     if ref.startswith(("cmd:", "cmd[")):  # a program speaking the stdio protocol
-        from cardtable.stdio import program_agent
-
-        return program_agent(game, ref, seed, **options)
+        # imported by name, as OUTSIDE_BOTS are: the core stays below the adapters (and the
+        # compiled build's type check does not follow into the protocol's schema code)
+        stdio = importlib.import_module(STDIO_MODULE)
+        agent: Agent = stdio.program_agent(game, ref, seed, **options)
+        return agent
     full_ref = ref
     ref, ref_options = split_bot_ref(ref)
     options = {**ref_options, **options}

@@ -1,7 +1,8 @@
 """The starter kits (examples/stdio/, issue 39) build, run and play legally: each plays a classic
-and a Master game of Kuhhandel and a Cunegonda match in the arena, and the C and Node kits a
-ranked game on a real server through ``cardtable bot --cmd``, all with 0 faults. The C tests
-skip when there is no ``cc``, the Node ones when there is no ``node``."""
+and a Master game of Kuhhandel and a Cunegonda match in the arena, and the C, Node and Rust kits
+a ranked game on a real server through ``cardtable bot --cmd``, all with 0 faults. The C tests
+skip when there is no ``cc``, the Node ones when there is no ``node``, the Rust ones when there
+is no ``rustc``."""
 
 from __future__ import annotations
 
@@ -33,6 +34,17 @@ def c_bot(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture(scope="module")
+def rust_bot(tmp_path_factory: pytest.TempPathFactory) -> str:
+    rustc = shutil.which("rustc")
+    if rustc is None:
+        pytest.skip("no Rust compiler (rustc) on this machine: the Rust kit is not built")
+    binary = tmp_path_factory.mktemp("rust-kit") / "bot"
+    source = str(KITS / "rust" / "bot.rs")
+    subprocess.run([rustc, "-O", "-D", "warnings", "-o", str(binary), source], check=True)
+    return shlex.join([str(binary)])
+
+
+@pytest.fixture(scope="module")
 def node_bot() -> str:
     node = shutil.which("node")
     if node is None:
@@ -45,7 +57,7 @@ def python_bot() -> str:
     return shlex.join([sys.executable, str(KITS / "python" / "bot.py")])
 
 
-@pytest.fixture(params=["c", "node", "python"])
+@pytest.fixture(params=["c", "node", "python", "rust"])
 def kit(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue(f"{request.param}_bot"))
 
@@ -68,7 +80,7 @@ def test_a_kit_plays_whole_games_in_the_arena_with_no_fault(
         assert entry["faults"]["decisions"] == 0 and not entry["faults"]["by_category"], entry
 
 
-@pytest.mark.parametrize("lang", ["c", "node"])
+@pytest.mark.parametrize("lang", ["c", "node", "rust"])
 def test_a_kit_plays_a_ranked_game_on_a_server_with_no_fault(
     lang: str,
     request: pytest.FixtureRequest,
@@ -81,12 +93,13 @@ def test_a_kit_plays_a_ranked_game_on_a_server_with_no_fault(
 
 
 @pytest.mark.parametrize(
-    ("lang", "game"), [("c", "kuhhandel"), ("node", "cunegonda"), ("python", "kuhhandel")]
+    ("lang", "game"),
+    [("c", "kuhhandel"), ("node", "cunegonda"), ("python", "kuhhandel"), ("rust", "kuhhandel")],
 )
 def test_new_bot_lang_writes_a_kit_that_plays(
     lang: str, game: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    request.getfixturevalue(f"{lang}_bot")  # skips without cc / node
+    request.getfixturevalue(f"{lang}_bot")  # skips without cc / node / rustc
     done = subprocess.run(
         [CARDTABLE, "new-bot", game, "--lang", lang],
         cwd=tmp_path,
@@ -96,8 +109,9 @@ def test_new_bot_lang_writes_a_kit_that_plays(
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    if lang == "c":  # the printed build line builds it
-        build = next(line for line in lines if line.strip().startswith("cc "))
+    if lang in ("c", "rust"):  # the printed build line builds it
+        compiler = {"c": "cc ", "rust": "rustc "}[lang]
+        build = next(line for line in lines if line.strip().startswith(compiler))
         subprocess.run(shlex.split(build), cwd=tmp_path, check=True)
     play = next(line for line in lines if "cardtable play" in line)
     argv = [CARDTABLE, *shlex.split(play)[1:], "--json", "--seed", "3"]

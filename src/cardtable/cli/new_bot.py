@@ -1,6 +1,6 @@
 """``cardtable new-bot GAME``: write a starter bot that runs, to grow into your own.
 
-``--lang c|node|python`` writes a program in that language that speaks the stdio protocol
+``--lang c|node|python|rust`` writes a program in that language that speaks the stdio protocol
 (:mod:`cardtable.stdio`, docs/stdio-bots.md) instead of a Python class.
 
 The starter answers every request of the game legally with a simple rule, names the request's
@@ -118,7 +118,11 @@ KITS = {
     "python": ("python/bot.py", "python3 {out}"),
     "node": ("node/bot.js", "node {out}"),
     "c": ("c/bot.c", "./{stem}"),
+    "rust": ("rust/bot.rs", "./{stem}"),
 }
+
+#: How to build the compiled kits once written (``{out}`` the file, ``{stem}`` the program).
+BUILDS = {"c": "cc -O2 -o {stem} {out}", "rust": "rustc -O -o {stem} {out}"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -134,7 +138,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--out",
         default=None,
         metavar="FILE",
-        help="file to write (mybot.py; with --lang: bot.py, bot.js or bot.c)",
+        help="file to write (mybot.py; with --lang: bot.py, bot.js, bot.c or bot.rs)",
     )
     p.add_argument("--name", default="MyBot", help="the bot's class name (MyBot)")
     p.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
@@ -154,8 +158,8 @@ def write_kit(args: argparse.Namespace) -> int:
     out.write_text(files("cardtable.stdio").joinpath("kits", source).read_text())
     command = run_line.format(out=out, stem=out.with_suffix(""))
     print(f"wrote {out} (it plays every request of kuhhandel and cunegonda): try it with")
-    if args.lang == "c":
-        print(f"  cc -O2 -o {out.with_suffix('')} {out}")
+    if args.lang in BUILDS:
+        print("  " + BUILDS[args.lang].format(out=out, stem=out.with_suffix("")))
     others = "heuristic,random" if args.game == "kuhhandel" else "heuristic,heuristic,heuristic"
     print(f'  cardtable play {args.game} --bots "cmd:{command},{others}"')
     print("the protocol: docs/stdio-bots.md")

@@ -7,6 +7,7 @@ flood; every test plays the whole game to its end with the fallback answering fo
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -139,18 +140,33 @@ def test_the_arena_counts_a_programs_faults_by_their_kind(tmp_path: Path) -> Non
     assert entry["faults"]["by_category"]["replaced"] > 0
 
 
-def test_a_program_that_stops_reading_its_input_never_stalls_the_writer(tmp_path: Path) -> None:
-    """Writing to a program is bounded too: a full pipe past the timeout is a TimeoutError."""
+@pytest.mark.parametrize("busy", [False, True], ids=["few-descriptors", "past-1023"])
+def test_a_program_that_stops_reading_its_input_never_stalls_the_writer(
+    tmp_path: Path, busy: bool
+) -> None:
+    """Writing to a program is bounded too: a full pipe past the timeout is a TimeoutError.
+    ``past-1023``: in a busy process (a server, a test worker with browsers: CI found it there)
+    the program's pipe gets a descriptor above 1023, which ``select.select`` refuses."""
+    import resource
     import sys
 
     from cardtable.stdio.program import Program
     from cardtable.stdio.spec import ProgramSpec
 
-    program = Program(ProgramSpec((sys.executable, "-c", "import time; time.sleep(60)")))
+    held: list[int] = []
+    if busy:
+        if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < 1200:
+            pytest.skip("this process may not open 1,100 files")
+        held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
     try:
-        started = time.monotonic()
-        with pytest.raises(TimeoutError, match="not read"):
-            program.send("x" * 1_000_000, timeout=0.5)
-        assert time.monotonic() - started < 10
+        program = Program(ProgramSpec((sys.executable, "-c", "import time; time.sleep(60)")))
+        try:
+            started = time.monotonic()
+            with pytest.raises(TimeoutError, match="not read"):
+                program.send("x" * 1_000_000, timeout=0.5)
+            assert time.monotonic() - started < 10
+        finally:
+            program.close(grace=0)
     finally:
-        program.close(grace=0)
+        for fd in held:
+            os.close(fd)

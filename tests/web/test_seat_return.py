@@ -203,8 +203,10 @@ def test_timeout_leave_and_a_dropped_socket_each_end_with_the_person_back(
         assert "Time ran out, so the house bot answered for you" in (
             page.locator(".messages .timeout").inner_text()
         )
+        # in words: the server's reason names the game by its id, the page does not
         notice = page.locator(".messages .warn:not(.timeout)").inner_text()
-        assert "the fallback bot plays" in notice
+        assert "the house bot plays the rest of it for you" in notice
+        assert game_id not in notice
         assert "A house bot plays your seat" in page.locator(".status").inner_text()
         assert _seat_away(quick, game_id, "Hal")
         page.locator(".seat.me .tag.away").wait_for(timeout=5000)

@@ -368,12 +368,14 @@ def test_the_header_and_the_focus_follow_signing_in_and_out(tab: Tab, server: We
     page = tab.page
     page.goto(server.url + "/signin")
     form = page.locator("form[aria-labelledby=signup-h]")
-    form.get_by_label("Name").fill("Greta")
-    form.get_by_label("Password").fill("Greta plays cows")
+    # a name of its own: the browser tests share their server, and an account's name is taken
+    # for guests too (test_lobby_choices plays as the guest Greta)
+    form.get_by_label("Name").fill("Hedda")
+    form.get_by_label("Password").fill("Hedda plays cows")
     form.get_by_role("button", name="Create the account").click()
     page.wait_for_url(server.url + "/")
     link = page.locator("#account-link")
-    link.get_by_text("Greta · account").wait_for()
+    link.get_by_text("Hedda · account").wait_for()
     page.goto(server.url + "/signin")
     page.get_by_role("button", name="Sign out", exact=True).click()
     page.wait_for_url(server.url + "/")

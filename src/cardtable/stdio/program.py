@@ -151,7 +151,11 @@ class Program:
                 remaining = until - time.monotonic()
                 if remaining <= 0:
                     raise TimeoutError(f"its input is full: not read for {timeout:g} s") from None
-                select.select([], [self._stdin_fd], [], remaining)
+                # poll, not select: select refuses descriptors past 1023, which a busy process
+                # (a server, a test run with browsers) reaches
+                writable = select.poll()
+                writable.register(self._stdin_fd, select.POLLOUT)
+                writable.poll(remaining * 1000)
 
     def receive(self, timeout: float) -> bytes | Exited | Flooded | None:
         """The next line the program wrote, or ``None`` after ``timeout`` seconds."""

@@ -66,8 +66,9 @@ class Attack:
             wait = 0.0 if sent > REFUSED_WITHIN else 0.01
             if REFUSED_WITHIN - len(small) < sent <= REFUSED_WITHIN:
                 wait = 1.0
-            readable, _, _ = select.select([sock], [], [], wait)
-            if readable:
+            waiting = select.poll()  # poll, not select: no limit on descriptor numbers
+            waiting.register(sock, select.POLLIN)
+            if waiting.poll(wait * 1000):
                 answer, closed = _answer_and_close(sock, 3.0)
                 self.refusals.append((sent, answer[:200].decode("latin-1"), closed))
                 return

@@ -26,7 +26,9 @@ def _index(mask: Any, rng: random.Random) -> int:
     return int(legal[int(rng.random() * len(legal))])
 
 
-def _play(env: SingleSeatEnv, obs: Any, rng: random.Random) -> list[tuple[bytes, bytes, float]]:
+def play_on(env: SingleSeatEnv, obs: Any, rng: random.Random) -> list[tuple[bytes, bytes, float]]:
+    """The rest of an episode from ``obs`` with random legal actions: each step's observation,
+    mask and reward."""
     steps = []
     while True:
         obs, reward, terminated, truncated, _info = env.step(_index(obs["action_mask"], rng))
@@ -35,7 +37,8 @@ def _play(env: SingleSeatEnv, obs: Any, rng: random.Random) -> list[tuple[bytes,
             return steps
 
 
-def _play_aec(env: CardtableEnv, rng: random.Random) -> list[tuple[str, bytes, bytes, float]]:
+def play_on_aec(env: CardtableEnv, rng: random.Random) -> list[tuple[str, bytes, bytes, float]]:
+    """:func:`play_on` for an AEC environment: every agent's turn to the end."""
     steps = []
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, _info = env.last()
@@ -52,7 +55,7 @@ def single_seat_runs(opponents: str, seed: int = 5, before: int = 20) -> list[li
     for _ in range(before):
         obs, *_ = env.step(_index(obs["action_mask"], rng))
     copies = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
-    return [_play(e, copy.deepcopy(obs), random.Random(1)) for e in [env, *copies]]
+    return [play_on(e, copy.deepcopy(obs), random.Random(1)) for e in [env, *copies]]
 
 
 def aec_runs(seed: int = 5, before: int = 60) -> list[list[Any]]:
@@ -63,7 +66,7 @@ def aec_runs(seed: int = 5, before: int = 60) -> list[list[Any]]:
     for _ in range(before):
         env.step(_index(env.action_mask(), rng))
     copies = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
-    return [_play_aec(e, random.Random(2)) for e in [env, *copies]]
+    return [play_on_aec(e, random.Random(2)) for e in [env, *copies]]
 
 
 def main(opponents: list[str]) -> int:

@@ -24,7 +24,7 @@ from cardtable.games.kuhhandel.bots import HeuristicBot, RandomBot
 from cardtable.rl import CardtableEnv, PolicyAgent, SingleSeatEnv, final_rewards
 
 from .conftest import ENV_IDS, ENVIRONMENTS, random_index
-from .copies import aec_runs, single_seat_runs
+from .copies import aec_runs, play_on, play_on_aec, single_seat_runs
 
 
 def _single(game: str, rules: Any, seats: int, **kw: Any) -> SingleSeatEnv:
@@ -136,24 +136,6 @@ def test_render_mode_is_checked() -> None:
     assert "starts" in env.render()
 
 
-def _play(env: Any, obs: Any, rng: random.Random) -> list[tuple[bytes, bytes, float]]:
-    steps = []
-    while True:
-        obs, reward, terminated, truncated, _info = env.step(random_index(obs["action_mask"], rng))
-        steps.append((obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
-        if terminated or truncated:
-            return steps
-
-
-def _play_aec(env: CardtableEnv, rng: random.Random) -> list[tuple[str, bytes, bytes, float]]:
-    steps = []
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, _info = env.last()
-        steps.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
-        env.step(None if terminated or truncated else random_index(obs["action_mask"], rng))
-    return steps
-
-
 @pytest.mark.parametrize(("game", "rules", "seats"), ENVIRONMENTS, ids=ENV_IDS)
 def test_pickle_and_deepcopy_mid_episode_continue_identically(
     game: str, rules: Any, seats: int
@@ -164,7 +146,7 @@ def test_pickle_and_deepcopy_mid_episode_continue_identically(
     for _ in range(8):
         obs, *_ = env.step(random_index(obs["action_mask"], rng))
     copies = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
-    runs = [_play(e, copy.deepcopy(obs), random.Random(1)) for e in [env, *copies]]
+    runs = [play_on(e, copy.deepcopy(obs), random.Random(1)) for e in [env, *copies]]
     assert len(runs[0]) > 5 and runs[0] == runs[1] == runs[2]
 
     aec = CardtableEnv(game, rules, seats)
@@ -172,7 +154,7 @@ def test_pickle_and_deepcopy_mid_episode_continue_identically(
     for _ in range(40):
         aec.step(random_index(aec.action_mask(), rng))
     copies_aec = [pickle.loads(pickle.dumps(aec)), copy.deepcopy(aec)]
-    runs_aec = [_play_aec(e, random.Random(2)) for e in [aec, *copies_aec]]
+    runs_aec = [play_on_aec(e, random.Random(2)) for e in [aec, *copies_aec]]
     assert len(runs_aec[0]) > 5 and runs_aec[0] == runs_aec[1] == runs_aec[2]
 
 
@@ -246,7 +228,7 @@ def test_learner_trains_against_a_list_of_agent_objects() -> None:
     # a trained policy as an opponent object: PolicyAgent
     agent = PolicyAgent(lambda o: int(np.flatnonzero(o["action_mask"])[0]), "kuhhandel")
     obs, _ = env.reset(seed=1, options={"opponents": [agent, "heuristic", first[1]]})
-    _play(env, obs, random.Random(0))
+    play_on(env, obs, random.Random(0))
     assert agent.steps > 0
     with pytest.raises(TypeError):
         env.reset(options={"opponents": [object(), "random", "random"]})
@@ -278,7 +260,7 @@ def test_one_agent_object_for_several_seats_is_refused_and_a_factory_is_taken() 
         obs, _ = env.reset(seed=3)
         bots = [env.bots[s] for s in (1, 2, 3)]
         assert len({id(b) for b in bots}) == 3
-        _play(env, obs, random.Random(0))
+        play_on(env, obs, random.Random(0))
         env.reset(seed=4)
         assert not {id(b) for b in bots} & {id(env.bots[s]) for s in (1, 2, 3)}  # fresh per episode
     assert made and all(b.answered > 0 for b in made[:3])

@@ -22,6 +22,7 @@ from cardtable.server.organiser import active
 from cardtable.server.store import Store
 from cardtable.server.store.models import players
 from loopback import LOOPBACK
+from server import wire
 from server.test_tournament import enter, play_out
 from server.wire import RunningServer, db_url, fast_settings, running_server
 
@@ -38,11 +39,7 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
 
 
 def organise(server: RunningServer, **spec: Any) -> dict[str, Any]:
-    r = LOOPBACK.post(
-        f"{server.http}/api/tournaments", json=spec, headers={"Authorization": f"Bearer {ADMIN}"}
-    )
-    assert r.status_code == 201, r.text
-    return dict(r.json())
+    return wire.organise(server.http, ADMIN, **spec)
 
 
 def sanction(server: RunningServer, tid: str, name: str, action: str, **body: Any) -> Any:

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "restore": "cardtable.cli.restore",
     "new-bot": "cardtable.cli.new_bot",
     "tournament": "cardtable.cli.tournament",
+    "hosted-worker": "cardtable.cli.hosted_worker",
 }
 
 

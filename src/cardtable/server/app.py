@@ -42,6 +42,7 @@ from cardtable.server.prometheus import router as prometheus_router
 from cardtable.server.proxies import UntrustedForwarding, trusted_networks
 from cardtable.server.request_limits import RequestLimits, RequestRates
 from cardtable.server.store import Store
+from cardtable.server.submissions.api import router as submissions_router
 from cardtable.server.tournament_api import router as tournament_router
 from cardtable.server.web import install as install_web
 
@@ -147,7 +148,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.add_middleware(RequestRates, limits=app.state.request_limits)
     app.add_middleware(
-        BodyLimit, max_bytes=settings.max_body_bytes, idle_s=settings.header_timeout_s
+        BodyLimit,
+        max_bytes=settings.max_body_bytes,
+        idle_s=settings.header_timeout_s,
+        larger=(("POST", "/versions", settings.hosted_archive_bytes),),
     )
     app.add_exception_handler(HTTPException, explain_body_errors)
     # outermost: one log line and one count per HTTP request, refusals included (oplog.py)
@@ -163,6 +167,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(analysis_router)
     app.include_router(prometheus_router)  # GET /metrics
     app.include_router(chat_router)
+    app.include_router(submissions_router)  # hosted bots (server/submissions/)
     install_web(app)  # the browser table: pages at /, static files at /static
 
     @app.websocket("/ws")

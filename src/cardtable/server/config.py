@@ -222,6 +222,16 @@ class Settings:
     #: ``GET /metrics`` (Prometheus): empty, anyone may read it, as ``GET /api/metrics``; set,
     #: only with ``Authorization: Bearer METRICS_TOKEN`` (a scraper's own secret, not the admin's).
     metrics_token: str = ""
+    # -- hosted bots (docs/hosted-bots.md, server/submissions/) ----------------------------
+    #: Largest uploaded archive of a hosted bot (the only HTTP body allowed past max_body_bytes).
+    hosted_archive_bytes: int = 1024 * 1024
+    #: Its unpacked size and its number of files.
+    hosted_unpacked_bytes: int = 16 * 1024 * 1024
+    hosted_files: int = 200
+    #: Bytes of one game's stderr kept per hosted bot (the rest is cut, said at the end).
+    hosted_log_bytes: int = 64 * 1024
+    #: Versions kept per bot (an upload past it is refused: delete is the organiser's).
+    hosted_versions: int = 50
 
     @property
     def public_url(self) -> str:

@@ -30,6 +30,7 @@ from cardtable.server.metrics import Stamp
 from cardtable.server.proxies import client_address
 from cardtable.server.rematch import decline as decline_rematch
 from cardtable.server.store.db import now
+from cardtable.server.submissions.login import authenticate as hosted_login
 
 log = logging.getLogger("cardtable.server.connection")
 
@@ -415,7 +416,12 @@ class Session:
                     return
             loop = asyncio.get_running_loop()
             identity = await loop.run_in_executor(
-                self.hub.db_executor, self.hub.store.authenticate, name, token
+                self.hub.db_executor,
+                hosted_login,
+                self.hub.store,
+                self.hub.settings.admin_token,
+                name,
+                token,
             )
             if identity is None:
                 log.info("refused hello for bot %r: bad token", name)

@@ -83,16 +83,28 @@ class BodyLimit:
     """ASGI middleware: HTTP request bodies of at most ``max_bytes``, else 413; a body that
     stalls for ``idle_s`` seconds between two pieces gets 408 (a slowloris on the body)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int, idle_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        idle_s: float = 0.0,
+        larger: tuple[tuple[str, str, int], ...] = (),
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.idle_s = idle_s
+        #: ``(method, path suffix, bytes)``: requests allowed a larger body (a hosted bot's
+        #: upload, ``POST /api/bots/NAME/versions``)
+        self.larger = larger
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         limit = self.max_bytes
+        for method, suffix, size in self.larger:
+            if scope.get("method") == method and str(scope.get("path", "")).endswith(suffix):
+                limit = max(limit, size)
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 try:

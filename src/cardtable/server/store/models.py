@@ -11,6 +11,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -263,4 +264,52 @@ chat_reports = Table(
     Column("said_at", DateTime(timezone=True), nullable=False),
     Column("reported_at", DateTime(timezone=True), nullable=False),
     Index("ix_chat_reports_line", "game_id", "line_id", "reporter_seat", unique=True),
+)
+
+#: A hosted bot's uploaded versions (migration 0011, server/submissions/): the archive itself,
+#: its SHA-256 and manifest, and the outcome of its validation game.
+bot_versions = Table(
+    "bot_versions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("player_id", Integer, ForeignKey("players.id"), nullable=False),
+    #: 1, 2, 3... per bot
+    Column("number", Integer, nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("language", String(16), nullable=False),
+    Column("entry", String(256), nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("files", Integer, nullable=False),
+    Column("archive", LargeBinary, nullable=False),
+    Column("uploaded_at", DateTime(timezone=True), nullable=False),
+    #: "new" (not validated yet) | "valid" | "invalid"
+    Column("status", String(16), nullable=False),
+    #: JSON: the validation game's id, result, faults, build output
+    Column("validation_json", Text, nullable=True),
+    Column("validated_at", DateTime(timezone=True), nullable=True),
+    Index("ix_bot_versions_player_number", "player_id", "number", unique=True),
+)
+
+#: Which version of a hosted bot plays (one row per bot that has picked one).
+hosted_bots = Table(
+    "hosted_bots",
+    metadata,
+    Column("player_id", Integer, ForeignKey("players.id"), primary_key=True),
+    Column("version_id", Integer, ForeignKey("bot_versions.id"), nullable=False),
+    Column("chosen_at", DateTime(timezone=True), nullable=False),
+)
+
+#: The stderr of a hosted bot in one game (bounded), for its author and the organiser only.
+hosted_logs = Table(
+    "hosted_logs",
+    metadata,
+    Column("game_id", String(32), primary_key=True),
+    Column("player_id", Integer, ForeignKey("players.id"), primary_key=True),
+    Column("version_id", Integer, ForeignKey("bot_versions.id"), nullable=False),
+    Column("stderr", Text, nullable=False),
+    Column("bytes", Integer, nullable=False),
+    Column("truncated", Boolean, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Index("ix_hosted_logs_player", "player_id"),
 )

@@ -1,0 +1,269 @@
+"""One hosted-bot worker: fetch, build, validate, play, send logs (see the package docstring)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shlex
+import shutil
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from cardtable.sandbox import BuildError, Limits, build, jail_argv, run_command
+from cardtable.server.submissions.archive import (
+    ArchiveError,
+    ArchiveLimits,
+    read_archive,
+    write_files,
+)
+from cardtable.server.submissions.login import hosted_token
+
+log = logging.getLogger("cardtable.hosted")
+
+#: Bytes of one game's stderr sent to the server (the server keeps at most its own limit).
+LOG_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """A chosen version, as ``GET /api/hosted/work`` lists it."""
+
+    bot: str
+    version: int
+    language: str
+    entry: str
+    sha256: str
+    status: str
+    archive_url: str
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> WorkItem:
+        return cls(
+            str(data["bot"]),
+            int(data["version"]),
+            str(data["language"]),
+            str(data["entry"]),
+            str(data["sha256"]),
+            str(data["status"]),
+            str(data["archive_url"]),
+        )
+
+
+@dataclass
+class Prepared:
+    """A version unpacked and built on this machine: the ``cmd:`` reference that runs it."""
+
+    item: WorkItem
+    folder: Path
+    build_dir: Path
+    log_file: Path
+    build_output: str = ""
+    error: str | None = None
+
+    def command(self, limits: Limits) -> list[str]:
+        inside = run_command(self.item.language, self.item.entry)
+        return jail_argv(self.folder, inside, limits, build_dir=self.build_dir)
+
+    def ref(self, limits: Limits) -> str:
+        """``cmd[cwd=...,log=...]:COMMAND``: the program for the client library."""
+        return f"cmd[cwd={self.folder},log={self.log_file}]:{shlex.join(self.command(limits))}"
+
+
+@dataclass
+class HostedWorker:
+    """Plays the server's hosted bots; :meth:`run_round` is one pass over the work."""
+
+    server: str  # http(s)://host:port
+    admin_token: str
+    cache: Path
+    limits: Limits = field(default_factory=Limits)
+    game: str = "kuhhandel"
+    games: int = 1
+    redis_url: str | None = None
+    redis_prefix: str = "cardtable"
+    on_report: Callable[[str, Any], None] | None = None
+    prepared: dict[tuple[str, str], Prepared] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.cache.mkdir(parents=True, exist_ok=True)
+        self.cache.chmod(0o755)  # the sandbox's users read the bots' folders under it
+        self.http = httpx.Client(
+            base_url=self.server,
+            headers={"Authorization": f"Bearer {self.admin_token}"},
+            timeout=30,
+        )
+        self.name = f"{socket.gethostname()}-{id(self):x}"
+        self._redis: Any = None
+        if self.redis_url:
+            import redis
+
+            self._redis = redis.Redis.from_url(self.redis_url)
+
+    @property
+    def ws(self) -> str:
+        scheme, _, rest = self.server.partition("://")
+        return f"{'wss' if scheme == 'https' else 'ws'}://{rest.rstrip('/')}/ws"
+
+    # -- the work --------------------------------------------------------------------------
+
+    def work(self) -> list[WorkItem]:
+        reply = self.http.get("/api/hosted/work")
+        reply.raise_for_status()
+        return [WorkItem.from_json(w) for w in reply.json()["work"]]
+
+    def prepare(self, item: WorkItem) -> Prepared:
+        """Fetch, check, unpack and build ``item`` (once per SHA-256 on this machine)."""
+        key = (item.bot, item.sha256)
+        if key in self.prepared:
+            return self.prepared[key]
+        home = self.cache / item.sha256
+        prepared = Prepared(item, home / "files", home / "build", home / f"{item.bot}.log")
+        self.prepared[key] = prepared
+        reply = self.http.get(item.archive_url)
+        reply.raise_for_status()
+        data = reply.content
+        if hashlib.sha256(data).hexdigest() != item.sha256:
+            prepared.error = "the archive fetched is not the one uploaded (SHA-256 differs)"
+            return prepared
+        try:
+            unpacked = read_archive(data, ArchiveLimits(len(data), 64 * 1024 * 1024, 10_000))
+        except ArchiveError as exc:
+            prepared.error = f"the archive is refused: {exc.reason}"
+            return prepared
+        if home.exists():
+            shutil.rmtree(home)
+        home.mkdir(parents=True)
+        home.chmod(0o755)
+        write_files(unpacked.files, prepared.folder)
+        try:
+            prepared.build_output = build(
+                prepared.folder, prepared.build_dir, item.language, item.entry, self.limits
+            )
+        except BuildError as exc:
+            prepared.error = f"the build failed: {exc}"
+        return prepared
+
+    def run_round(self) -> dict[str, Any]:
+        """Every chosen version once: validate it if it needs it, else play ``games`` ranked
+        games (one thread per bot); what happened, by bot."""
+        outcome: dict[str, Any] = {}
+        threads = []
+        for item in self.work():
+            if not self._claim(item.bot):
+                outcome[item.bot] = "played by another worker"
+                continue
+            thread = threading.Thread(target=self._serve, args=(item, outcome), daemon=True)
+            thread.start()
+            threads.append((item, thread))
+        for item, thread in threads:
+            thread.join()
+            self._release(item.bot)
+        return outcome
+
+    def _serve(self, item: WorkItem, outcome: dict[str, Any]) -> None:
+        try:
+            prepared = self.prepare(item)
+            if item.status == "new" or prepared.error:
+                outcome[item.bot] = self.validate(prepared)
+            elif item.status == "valid":
+                outcome[item.bot] = self.play(prepared, "ranked", self.games)
+            else:
+                outcome[item.bot] = f"version {item.version} is {item.status}: not played"
+        except Exception as exc:  # one bot's trouble never stops the others
+            log.exception("hosted bot %s", item.bot)
+            outcome[item.bot] = f"{type(exc).__name__}: {exc}"
+
+    # -- validating and playing ------------------------------------------------------------
+
+    def validate(self, prepared: Prepared) -> dict[str, Any]:
+        """The validation game: one practice game against the house bots, unrated; valid when
+        it finished without a fault of the program's. The outcome goes to the server."""
+        item = prepared.item
+        result: dict[str, Any] = {"build_output": prepared.build_output}
+        if prepared.error:
+            ok = False
+            result["error"] = prepared.error
+        else:
+            reports = self.play(prepared, "practice", 1)
+            report = reports[0] if reports else None
+            ok = report is not None and bool(report.result.places) and not report.faults
+            result.update(
+                {
+                    "game_id": None if report is None else report.game_id,
+                    "place": None if report is None else report.place,
+                    "faults": [] if report is None else list(report.faults),
+                    "reason": None if report is None else report.result.reason,
+                }
+            )
+        reply = self.http.post(
+            f"/api/hosted/{item.bot}/versions/{item.version}/validation",
+            json={"ok": ok, "outcome": result},
+        )
+        reply.raise_for_status()
+        return {"validated": ok, **result}
+
+    def play(self, prepared: Prepared, lobby: str, games: int) -> list[Any]:
+        """``games`` games in ``lobby`` through the client library (``cardtable bot --cmd``'s
+        path); after each, the program's stderr of that game goes to the server."""
+        from cardtable.client import play
+
+        item = prepared.item
+        prepared.log_file.write_text("")
+        reports: list[Any] = []
+
+        def after(report: Any) -> None:
+            reports.append(report)
+            self._send_log(prepared, report.game_id)
+            if self.on_report is not None:
+                self.on_report(item.bot, report)
+
+        play(
+            self.ws,
+            item.bot,
+            hosted_token(self.admin_token, item.bot),
+            prepared.ref(self.limits),
+            lobby=lobby,
+            game=self.game,
+            games=games,
+            fallback=False,  # the server's fallback, as in ranked play
+            on_result=after,
+            version=f"v{item.version} sha256:{item.sha256[:12]}",
+        )
+        return reports
+
+    def _send_log(self, prepared: Prepared, game_id: str) -> None:
+        """The stderr lines (``!``) of the game just played, bounded, then the log restarts."""
+        path = prepared.log_file
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            path.write_text("")
+        except OSError:
+            return
+        text = "\n".join(line[2:] for line in lines if line.startswith("! "))
+        data = text.encode()[-LOG_BYTES:]
+        item = prepared.item
+        reply = self.http.post(
+            f"/api/hosted/{item.bot}/versions/{item.version}/logs/{game_id}", content=data
+        )
+        if reply.status_code != 200:
+            log.warning("stderr of %s in %s not kept: %s", item.bot, game_id, reply.text)
+
+    # -- sharing the work through Redis ----------------------------------------------------
+
+    def _claim(self, bot: str) -> bool:
+        if self._redis is None:
+            return True
+        key = f"{self.redis_prefix}:hosted:claim:{bot}"
+        return bool(self._redis.set(key, self.name, nx=True, ex=3600))
+
+    def _release(self, bot: str) -> None:
+        if self._redis is not None:
+            key = f"{self.redis_prefix}:hosted:claim:{bot}"
+            if self._redis.get(key) == self.name.encode():
+                self._redis.delete(key)

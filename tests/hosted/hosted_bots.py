@@ -54,3 +54,76 @@ def c_bot(name: str = "c") -> dict[str, bytes]:
         "cardtable.json": manifest(name, "c", "bot.c"),
         "bot.c": (KITS / "c" / "bot.c").read_bytes(),
     }
+
+
+#: A program that plays as the starter kit until its first request, then misbehaves as its
+#: first argument says: ``network`` (connects to the host's port argv[2] and looks up a name),
+#: ``write`` (writes each path of argv[2:]), ``fork`` (forks without end), ``memory``
+#: (allocates without end), ``spin`` (computes without end).
+HOSTILE = r"""
+import json, os, socket, sys, time
+import bot
+mode = sys.argv[1]
+def say(message):
+    sys.stdout.write(json.dumps(message) + "\n"); sys.stdout.flush()
+def tell(text):
+    sys.stderr.write(text + "\n"); sys.stderr.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        say({"type": "ready", "name": "hostile-" + mode})
+    elif message["type"] == "bye":
+        break
+    elif message["type"] == "request":
+        if mode == "network":
+            said = []
+            try:
+                socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=2)
+                said.append("CONNECTED")
+            except OSError as exc:
+                said.append(f"connect: {exc}")
+            try:
+                socket.getaddrinfo("localhost", 80)
+                said.append("RESOLVED")
+            except OSError as exc:
+                said.append(f"lookup: {exc}")
+            tell(" / ".join(said)); sys.exit(5)
+        if mode == "write":
+            for target in sys.argv[2:]:
+                try:
+                    with open(target, "w") as out:
+                        out.write("x")
+                    tell(f"WROTE {target}")
+                except OSError as exc:
+                    tell(f"{target}: {exc.strerror}")
+            sys.exit(6)
+        if mode == "fork":
+            born = 0
+            while True:
+                try:
+                    if os.fork() == 0:
+                        time.sleep(3600); os._exit(0)
+                    born += 1
+                except OSError as exc:
+                    tell(f"fork failed after {born}: {exc.strerror}")
+                    time.sleep(3600)
+        if mode == "memory":
+            hoard = []
+            while True:
+                hoard.append(bytearray(16 * 1024 * 1024))
+        if mode == "spin":
+            while True:
+                pass
+        say({"type": "action", "id": message["id"],
+             "action": bot.choose(message["observation"], message["request"])})
+"""
+
+
+def hostile_folder(folder: Path) -> Path:
+    from cardtable.server.submissions.archive import write_files
+
+    write_files(
+        {"bot.py": (KITS / "python" / "bot.py").read_bytes(), "hostile.py": HOSTILE.encode()},
+        folder,
+    )
+    return folder

@@ -106,3 +106,80 @@ def test_upload_validate_and_play_ranked_then_read_the_stderr(
         f"{server.http}/api/bots/{name}/hosted", json={"version": 1}, headers=auth(other)
     )
     assert put.status_code == 403
+
+
+def _link_tar(kind: str) -> bytes:
+    import io
+    import tarfile
+
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        data = b'{"name": "x", "language": "python", "entry": "bot.py"}'
+        info = tarfile.TarInfo("cardtable.json")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+        member = tarfile.TarInfo("bot.py")
+        if kind == "symlink":
+            member.type, member.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        elif kind == "hardlink":
+            member.type, member.linkname = tarfile.LNKTYPE, "cardtable.json"
+        else:
+            member.type = tarfile.CHRTYPE
+        tar.addfile(member)
+    return out.getvalue()
+
+
+BAD = {
+    "absolute path": (
+        lambda: tar_gz({**python_bot(), "/etc/cron.d/x": b"x"}),
+        422,
+        "an absolute path",
+    ),
+    "dot-dot": (lambda: zip_bytes({**python_bot(), "../escape.py": b"x"}), 422, "'..'"),
+    "symlink": (lambda: _link_tar("symlink"), 422, "a link"),
+    "hard link": (lambda: _link_tar("hardlink"), 422, "a link"),
+    "device": (lambda: _link_tar("device"), 422, "not a regular file"),
+    "no manifest": (lambda: tar_gz({"bot.py": b"x"}), 422, "no cardtable.json"),
+    "bad language": (
+        lambda: tar_gz({"cardtable.json": b'{"name":"x","language":"cobol","entry":"a"}'}),
+        422,
+        "language must be one of",
+    ),
+    "entry missing": (
+        lambda: tar_gz({"cardtable.json": b'{"name":"x","language":"python","entry":"a.py"}'}),
+        422,
+        "is not in the archive",
+    ),
+    "not an archive": (lambda: b"#!/bin/sh\necho hi\n", 422, "neither a tar.gz nor a zip"),
+    "too many files": (
+        lambda: tar_gz({**python_bot(), **{f"f{i}.txt": b"" for i in range(201)}}),
+        413,
+        "more than 200 files",
+    ),
+    "unpacks too large": (  # a compression bomb: 17 MiB of zeros in a few kB
+        lambda: tar_gz({**python_bot(), "zeros.bin": bytes(17 * 1024 * 1024)}),
+        413,
+        "unpacks to more than",
+    ),
+    "archive too large": (lambda: os_random(1024 * 1024 + 1), 413, "exceeds the limit"),
+}
+
+
+def os_random(size: int) -> bytes:
+    import os
+
+    return b"\x1f\x8b" + os.urandom(size - 2)
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_bad_archive_is_refused_with_a_clear_error_and_nothing_is_stored(
+    server: RunningServer, case: str
+) -> None:
+    make, status, words = BAD[case]
+    name = "bad-" + case.replace(" ", "-")
+    token = server.register(name)
+    reply = upload(server, name, token, make())
+    assert reply.status_code == status, (reply.status_code, reply.text)
+    assert words in reply.json()["detail"], reply.json()
+    listed = LOOPBACK.get(f"{server.http}/api/bots/{name}/versions", headers=auth(token))
+    assert listed.json()["versions"] == []

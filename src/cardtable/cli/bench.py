@@ -180,6 +180,14 @@ def _program_overhead(args: argparse.Namespace, rules: object, seats: int, refs:
         f"  stdio adapter overhead per decision: {out['adapter_overhead_us_per_decision']} µs "
         f"mean, {out['adapter_overhead_us_p50']} µs p50"
     )
+    if len(out["programs"]) > 1:  # each program apart, in the same games and run
+        for each in out["programs"]:
+            print(
+                f"  {each['ref'][:60]}{'...' if len(each['ref']) > 60 else ''}: "
+                f"{each['decisions']} decisions, {each['us_per_decision']} µs mean "
+                f"(p50 {each['us_p50']}, p99 {each['us_p99']}); start-up to ready: "
+                f"p50 {each['start_ms_p50']} ms over {each['starts']} starts"
+            )
     return 0
 
 

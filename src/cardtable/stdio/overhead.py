@@ -60,12 +60,24 @@ class KitInProcess:
 class Timed:
     """Times every ``act`` of an agent (wall seconds), passing the hooks through."""
 
-    def __init__(self, agent: Any, times: list[float]) -> None:
+    def __init__(self, agent: Any, times: list[float], starts: list[float] | None = None) -> None:
         self.agent = agent
         self.times = times
-        for hook in ("start", "event", "end"):
+        self.starts = starts  # the wall time of each start (a program: its start-up to ready)
+        for hook in ("event", "end"):
             if hasattr(agent, hook):
                 setattr(self, hook, getattr(agent, hook))
+
+    def start(self, seat: int, info: GameInfo) -> None:
+        start = getattr(self.agent, "start", None)
+        if start is None:
+            return
+        t0 = time.perf_counter()
+        try:
+            start(seat, info)
+        finally:
+            if self.starts is not None:
+                self.starts.append(time.perf_counter() - t0)
 
     def act(self, observation: Any, request: Request) -> Any:
         t0 = time.perf_counter()
@@ -83,6 +95,10 @@ def measure(
     choose = _kit_choose()
     program_times: list[float] = []
     python_times: list[float] = []
+    #: the times of each program apart (two programs in one run: ``cmd:./bot`` beside the same
+    #: program in the hosted bots' sandbox, docs/hosted-bots.md)
+    by_ref: dict[str, list[float]] = {}
+    starts: dict[str, list[float]] = {}
     for g in range(games):
         for side in ("program", "python"):
             game = spec.new_game(rules, seats, seed + g)
@@ -91,13 +107,20 @@ def measure(
                 if not is_program_ref(ref):
                     agents.append(load_bot(game_name, ref, seed=seed + g * 8 + s))
                 elif side == "program":
-                    agents.append(Timed(load_bot(game_name, ref), program_times))
+                    agents.append(
+                        Timed(
+                            load_bot(game_name, ref),
+                            by_ref.setdefault(ref, []),
+                            starts.setdefault(ref, []),
+                        )
+                    )
                 else:
                     agents.append(Timed(KitInProcess(choose), python_times))
             run_match(game, agents)
     from cardtable.stdio import close_kept_programs
 
     close_kept_programs()
+    program_times = [t for times in by_ref.values() for t in times]
 
     def us(values: list[float], q: float | None = None) -> float:
         if not values:
@@ -116,4 +139,16 @@ def measure(
         "python_us_p50": us(python_times, 0.5),
         "adapter_overhead_us_per_decision": round(us(program_times) - us(python_times), 1),
         "adapter_overhead_us_p50": round(us(program_times, 0.5) - us(python_times, 0.5), 1),
+        "programs": [
+            {
+                "ref": ref,
+                "decisions": len(times),
+                "us_per_decision": us(times),
+                "us_p50": us(times, 0.5),
+                "us_p99": us(times, 0.99),
+                "starts": len(starts.get(ref, [])),
+                "start_ms_p50": round(us(starts.get(ref, []), 0.5) / 1000, 1),
+            }
+            for ref, times in by_ref.items()
+        ],
     }

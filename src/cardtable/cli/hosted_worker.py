@@ -34,6 +34,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=0, help="rounds to play (0: until stopped)")
     p.add_argument("--pause", type=float, default=5.0, help="seconds between rounds")
     p.add_argument("--redis", default=None, help="share the bots among workers: the Redis URL")
+    p.add_argument(
+        "--tournament",
+        default=None,
+        metavar="ID",
+        help="play tournament ID with every validated hosted bot until it is over, then exit "
+        "(a re-run: the organiser creates it again with the same seed and entrants)",
+    )
     p.add_argument("--check", action="store_true", help="say what the sandbox promises, exit")
     p.add_argument(
         "--print-command",
@@ -83,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
         games=args.games,
         redis_url=args.redis,
     )
+    if args.tournament:
+        outcome = worker.play_tournament(args.tournament)
+        for bot, what in sorted(outcome.items()):
+            print(f"[tournament {args.tournament}] {bot}: {summary(what)}", flush=True)
+        return 0
     done = 0
     while args.rounds == 0 or done < args.rounds:
         outcome = worker.run_round()

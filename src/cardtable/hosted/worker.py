@@ -71,8 +71,11 @@ class Prepared:
         return jail_argv(self.folder, inside, limits, build_dir=self.build_dir)
 
     def ref(self, limits: Limits) -> str:
-        """``cmd[cwd=...,log=...]:COMMAND``: the program for the client library."""
-        return f"cmd[cwd={self.folder},log={self.log_file}]:{shlex.join(self.command(limits))}"
+        """``cmd[cwd=...,log=...,keep=game]:COMMAND``: the program for the client library; a
+        new sandbox every game (the CPU limit counts per game, and ``bwrap --die-with-parent``
+        would kill a process kept past the game's thread in the client)."""
+        options = f"cwd={self.folder},log={self.log_file},keep=game"
+        return f"cmd[{options}]:{shlex.join(self.command(limits))}"
 
 
 @dataclass
@@ -179,6 +182,34 @@ class HostedWorker:
             log.exception("hosted bot %s", item.bot)
             outcome[item.bot] = f"{type(exc).__name__}: {exc}"
 
+    def play_tournament(self, tournament: str) -> dict[str, Any]:
+        """Every validated chosen version plays tournament ``tournament`` until the server says
+        it is over (one thread per bot; a version not validated yet is validated first, and
+        plays only if it passes). Each bot's reports, or why it did not play."""
+        outcome: dict[str, Any] = {}
+
+        def enter(item: WorkItem) -> None:
+            try:
+                prepared = self.prepare(item)
+                if item.status != "valid":
+                    checked = self.validate(prepared)
+                    if not checked["validated"]:
+                        outcome[item.bot] = checked
+                        return
+                outcome[item.bot] = self.play(
+                    prepared, "tournament", 1_000_000, tournament=tournament
+                )
+            except Exception as exc:
+                log.exception("hosted bot %s in tournament %s", item.bot, tournament)
+                outcome[item.bot] = f"{type(exc).__name__}: {exc}"
+
+        threads = [threading.Thread(target=enter, args=(i,), daemon=True) for i in self.work()]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return outcome
+
     # -- validating and playing ------------------------------------------------------------
 
     def validate(self, prepared: Prepared) -> dict[str, Any]:
@@ -208,10 +239,13 @@ class HostedWorker:
         reply.raise_for_status()
         return {"validated": ok, **result}
 
-    def play(self, prepared: Prepared, lobby: str, games: int) -> list[Any]:
+    def play(
+        self, prepared: Prepared, lobby: str, games: int, tournament: str | None = None
+    ) -> list[Any]:
         """``games`` games in ``lobby`` through the client library (``cardtable bot --cmd``'s
-        path); after each, the program's stderr of that game goes to the server."""
-        from cardtable.client import play
+        path); after each, the program's stderr of that game goes to the server. In a
+        tournament, until the server says it is over."""
+        from cardtable.client import ServerError
 
         item = prepared.item
         prepared.log_file.write_text("")
@@ -223,6 +257,24 @@ class HostedWorker:
             if self.on_report is not None:
                 self.on_report(item.bot, report)
 
+        try:
+            self._play(prepared, lobby, games, tournament, after)
+        except ServerError as exc:
+            if not (tournament and exc.code == "tournament_over"):
+                raise
+        return reports
+
+    def _play(
+        self,
+        prepared: Prepared,
+        lobby: str,
+        games: int,
+        tournament: str | None,
+        after: Callable[[Any], None],
+    ) -> None:
+        from cardtable.client import play
+
+        item = prepared.item
         play(
             self.ws,
             item.bot,
@@ -234,8 +286,8 @@ class HostedWorker:
             fallback=False,  # the server's fallback, as in ranked play
             on_result=after,
             version=f"v{item.version} sha256:{item.sha256[:12]}",
+            tournament=tournament,
         )
-        return reports
 
     def _send_log(self, prepared: Prepared, game_id: str) -> None:
         """The stderr lines (``!``) of the game just played, bounded, then the log restarts."""

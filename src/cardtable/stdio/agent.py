@@ -163,7 +163,7 @@ class ProgramAgent:
             self._drop_for(exc)
             return
         self.name = str(ready["name"])
-        self.keep = str(ready.get("keep", "game"))
+        self.keep = self.spec.keep or str(ready.get("keep", "game"))
 
     def event(self, event: Event) -> None:
         if self.gone is None and self.program is not None:

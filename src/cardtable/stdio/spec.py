@@ -8,7 +8,8 @@
 Options: ``cwd`` (the program's working directory; a relative program path is taken from
 there), ``deadline`` (seconds per decision when the caller gives none, default 5),
 ``startup`` (seconds to answer ``hello``, default 10), ``log`` (a file that gets every line both
-ways, ``>`` to the program, ``<`` from it, ``!`` its stderr).
+ways, ``>`` to the program, ``<`` from it, ``!`` its stderr), ``keep=game`` (a new process for
+every game, whatever the program's ``ready`` asks).
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ class ProgramSpec:
     deadline_s: float = DEFAULT_DEADLINE_S
     startup_s: float = DEFAULT_STARTUP_S
     log: str | None = None
+    #: ``game``: a new process for every game whatever the program asks in ``ready`` (the
+    #: hosted bots' sandbox: its CPU limit counts per game, and no process outlives the thread
+    #: that started it, which ``bwrap --die-with-parent`` would kill)
+    keep: str | None = None
 
     @property
     def label(self) -> str:
@@ -62,10 +67,10 @@ def parse_program_ref(ref: str) -> ProgramSpec:
             raise ValueError(f"bad program reference {ref!r}: no ']' after the options")
         for item in filter(None, (p.strip() for p in inside.split(","))):
             key, eq, value = item.partition("=")
-            if not eq or key.strip() not in ("cwd", "deadline", "startup", "log"):
+            if not eq or key.strip() not in ("cwd", "deadline", "startup", "log", "keep"):
                 raise ValueError(
                     f"bad program option {item!r} in {ref!r} "
-                    "(known: cwd=DIR, deadline=SECONDS, startup=SECONDS, log=FILE)"
+                    "(known: cwd=DIR, deadline=SECONDS, startup=SECONDS, log=FILE, keep=game)"
                 )
             options[key.strip()] = value.strip()
     if not rest.startswith(":"):
@@ -83,12 +88,15 @@ def parse_program_ref(ref: str) -> ProgramSpec:
         startup = float(options.get("startup", DEFAULT_STARTUP_S))
     except ValueError:
         deadline = startup = 0.0
+    if options.get("keep", "game") != "game":
+        raise ValueError(f"bad program option in {ref!r}: keep=game is the only choice")
     if not (deadline > 0 and startup > 0):
         raise ValueError(f"bad program option in {ref!r}: deadline and startup are seconds > 0")
     spec = ProgramSpec(
         tuple(argv),
         cwd=options.get("cwd"),
         log=options.get("log"),
+        keep=options.get("keep"),
         deadline_s=deadline,
         startup_s=startup,
     )

@@ -103,7 +103,8 @@ def _fail(exc: SubmissionError | ArchiveError) -> HTTPException:
 @router.post("/api/bots/{name}/versions", status_code=201, summary="Upload a hosted version")
 async def upload(name: str, request: Request) -> dict[str, Any]:
     body = await request.body()  # BodyLimit has bounded it (hosted_archive_bytes)
-    return await _in_thread(request, _upload, name, body)
+    reply: dict[str, Any] = await _in_thread(request, _upload, name, body)
+    return reply
 
 
 async def _in_thread(request: Request, fn: Any, *args: Any) -> Any:
@@ -202,7 +203,8 @@ def validation(name: str, number: int, body: Validation, request: Request) -> di
 @router.post("/api/hosted/{name}/versions/{number}/logs/{game_id}", summary="A game's stderr")
 async def add_log(name: str, number: int, game_id: str, request: Request) -> dict[str, Any]:
     body = await request.body()
-    return await _in_thread(request, _add_log, name, number, game_id, body)  # type: ignore[no-any-return]
+    reply: dict[str, Any] = await _in_thread(request, _add_log, name, number, game_id, body)
+    return reply
 
 
 def _add_log(request: Request, name: str, number: int, game_id: str, body: bytes) -> dict[str, Any]:

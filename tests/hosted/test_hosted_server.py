@@ -183,3 +183,35 @@ def test_a_bad_archive_is_refused_with_a_clear_error_and_nothing_is_stored(
     assert words in reply.json()["detail"], reply.json()
     listed = LOOPBACK.get(f"{server.http}/api/bots/{name}/versions", headers=auth(token))
     assert listed.json()["versions"] == []
+
+
+def test_the_workers_login_holds_only_for_a_bot_with_a_chosen_version(
+    server: RunningServer,
+) -> None:
+    """Attack: log in as a bot with a made-up ``hosted.`` token, or as a bot that is not hosted
+    (or no longer), with a token derived from the right organiser's token."""
+    from cardtable.server.submissions.login import hosted_token
+    from server.wire import Wire
+
+    token = server.register("hostlogin")
+
+    def hello(with_token: str, name: str = "hostlogin") -> dict[str, Any]:
+        with Wire(server.ws) as wire:
+            return wire.hello_bot(name, with_token)
+
+    server.register("nothosted")
+    refused = hello(hosted_token(ADMIN, "nothosted"), "nothosted")  # no version chosen
+    assert refused["code"] == "bad_token", refused
+    assert upload(server, "hostlogin", token, tar_gz(python_bot())).status_code == 201
+    put = LOOPBACK.put(
+        f"{server.http}/api/bots/hostlogin/hosted", json={"version": 1}, headers=auth(token)
+    )
+    assert put.status_code == 200
+    got = hello(hosted_token(ADMIN, "hostlogin"))
+    assert got["type"] == "welcome", got
+    assert hello(hosted_token("a guessed organiser token", "hostlogin"))["type"] == "error"
+    assert hello(hosted_token(ADMIN, "someone-else"))["type"] == "error"
+    stopped = LOOPBACK.delete(f"{server.http}/api/bots/hostlogin/hosted", headers=auth(token))
+    assert stopped.status_code == 200
+    assert hello(hosted_token(ADMIN, "hostlogin"))["type"] == "error"
+    assert hello(token)["type"] == "welcome"  # its own token, as ever

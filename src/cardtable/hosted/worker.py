@@ -26,8 +26,9 @@ from cardtable.server.submissions.login import hosted_token
 
 log = logging.getLogger("cardtable.hosted")
 
-#: Bytes of one game's stderr sent to the server (the server keeps at most its own limit).
-LOG_BYTES = 256 * 1024
+#: Bytes of one game's stderr sent to the server, its last ones (under the server's default
+#: body limit of 64 KiB; the server keeps at most ``hosted_log_bytes``).
+LOG_BYTES = 60 * 1024
 
 
 @dataclass(frozen=True)
@@ -298,7 +299,10 @@ class HostedWorker:
         except OSError:
             return
         text = "\n".join(line[2:] for line in lines if line.startswith("! "))
-        data = text.encode()[-LOG_BYTES:]
+        data = text.encode()
+        if len(data) > LOG_BYTES:
+            cut = f"[the first {len(data) - LOG_BYTES + 64} bytes are cut]\n".encode()
+            data = cut + data[-(LOG_BYTES - 64) :]
         item = prepared.item
         reply = self.http.post(
             f"/api/hosted/{item.bot}/versions/{item.version}/logs/{game_id}", content=data

@@ -215,3 +215,35 @@ def test_the_workers_login_holds_only_for_a_bot_with_a_chosen_version(
     assert stopped.status_code == 200
     assert hello(hosted_token(ADMIN, "hostlogin"))["type"] == "error"
     assert hello(token)["type"] == "welcome"  # its own token, as ever
+
+
+def test_a_games_stderr_is_kept_bounded_with_its_last_lines(
+    server: RunningServer, open_dir: Path
+) -> None:
+    noisy = (
+        "import sys\n"
+        "for i in range(100):\n"
+        "    print(f'line {i:03d} ' + 'x' * 2000, file=sys.stderr)\n"
+        "print('the last words', file=sys.stderr, flush=True)\n"
+        "import bot\n"
+        "bot.main()\n"
+    )
+    files = {**python_bot("noisy"), "main.py": noisy.encode()}
+    token = server.register("noisy")
+    assert upload(server, "noisy", token, tar_gz(files)).status_code == 201
+    put = LOOPBACK.put(
+        f"{server.http}/api/bots/noisy/hosted", json={"version": 1}, headers=auth(token)
+    )
+    assert put.status_code == 200
+    outcome = worker(server, open_dir).run_round()  # the validation game
+    assert outcome["noisy"]["validated"] is True, outcome
+    (entry,) = LOOPBACK.get(f"{server.http}/api/bots/noisy/logs", headers=auth(token)).json()[
+        "logs"
+    ]
+    assert entry["truncated"] is True and entry["bytes"] > 200_000, entry
+    text = LOOPBACK.get(
+        f"{server.http}/api/bots/noisy/logs/{entry['game_id']}", headers=auth(token)
+    ).text
+    assert len(text.encode()) <= server.settings.hosted_log_bytes
+    assert text.rstrip().endswith("the last words") and "line 099" in text
+    assert "line 000" not in text  # the first lines are the ones cut

@@ -305,7 +305,9 @@ class HostedWorker:
             data = cut + data[-(LOG_BYTES - 64) :]
         item = prepared.item
         reply = self.http.post(
-            f"/api/hosted/{item.bot}/versions/{item.version}/logs/{game_id}", content=data
+            f"/api/hosted/{item.bot}/versions/{item.version}/logs/{game_id}",
+            content=data,
+            headers={"X-Stderr-Bytes": str(len(text.encode()))},  # before it was cut
         )
         if reply.status_code != 200:
             log.warning("stderr of %s in %s not kept: %s", item.bot, game_id, reply.text)

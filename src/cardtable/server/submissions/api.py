@@ -214,7 +214,12 @@ def _add_log(request: Request, name: str, number: int, game_id: str, body: bytes
     if pid is None:
         raise HTTPException(404, f"no bot {name!r}")
     limit = request.app.state.settings.hosted_log_bytes
+    try:  # the worker may have cut it already: it says how long it was
+        written = int(request.headers.get("x-stderr-bytes", "0"))
+    except ValueError:
+        written = 0
+    text = body.decode("utf-8", "replace")
     try:
-        return db.add_log(pid, number, game_id[:32], body.decode("utf-8", "replace"), limit)
+        return db.add_log(pid, number, game_id[:32], text, limit, written)
     except SubmissionError as exc:
         raise _fail(exc) from None

@@ -219,10 +219,12 @@ class SubmissionStore:
                 raise SubmissionError(f"no version {number}", 404)
 
     def add_log(
-        self, player_id: int, number: int, game_id: str, text: str, limit: int
+        self, player_id: int, number: int, game_id: str, text: str, limit: int, written: int = 0
     ) -> dict[str, Any]:
+        """Keep the last ``limit`` bytes of ``text``; ``written``: its length before the worker
+        cut it, if it did."""
         data = text.encode("utf-8", "replace")
-        truncated = len(data) > limit
+        truncated = len(data) > limit or written > len(data)
         kept = data[-limit:].decode("utf-8", "replace") if truncated else text
         with self.engine.begin() as conn:
             vid = conn.execute(
@@ -243,12 +245,12 @@ class SubmissionStore:
                     player_id=player_id,
                     version_id=vid,
                     stderr=kept,
-                    bytes=len(data),
+                    bytes=max(len(data), written),
                     truncated=truncated,
                     at=now(),
                 )
             )
-        return {"game_id": game_id, "bytes": len(data), "truncated": truncated}
+        return {"game_id": game_id, "bytes": max(len(data), written), "truncated": truncated}
 
     def logs(self, player_id: int) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:

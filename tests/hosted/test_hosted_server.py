@@ -247,3 +247,35 @@ def test_a_games_stderr_is_kept_bounded_with_its_last_lines(
     assert len(text.encode()) <= server.settings.hosted_log_bytes
     assert text.rstrip().endswith("the last words") and "line 099" in text
     assert "line 000" not in text  # the first lines are the ones cut
+
+
+@pytest.mark.parametrize("kind", ["c-that-does-not-compile", "python-that-crashes"])
+def test_a_version_that_fails_validation_is_not_played_and_the_author_sees_why(
+    server: RunningServer, open_dir: Path, kind: str
+) -> None:
+    name = "bad" + kind.split("-")[0]
+    if kind.startswith("c"):
+        files = {**c_bot(name), "bot.c": b"int main(void) { return missing_symbol; }\n"}
+    else:
+        crash = "import sys\nprint('cannot go on', file=sys.stderr)\nsys.exit(4)\n"
+        files = {**python_bot(name), "main.py": crash.encode()}
+    token = server.register(name)
+    assert upload(server, name, token, tar_gz(files)).status_code == 201
+    put = LOOPBACK.put(
+        f"{server.http}/api/bots/{name}/hosted", json={"version": 1}, headers=auth(token)
+    )
+    assert put.status_code == 200
+    hosted = worker(server, open_dir)
+    assert hosted.run_round()[name]["validated"] is False
+    (version,) = LOOPBACK.get(
+        f"{server.http}/api/bots/{name}/versions", headers=auth(token)
+    ).json()["versions"]
+    assert version["status"] == "invalid", version
+    shown = version["validation"]
+    if kind.startswith("c"):
+        assert "gcc failed" in shown["error"] and "missing_symbol" in shown["error"], shown
+    else:
+        assert shown["faults"] and "exit code 4" in shown["faults"][0], shown
+        assert "cannot go on" in shown["faults"][0], shown
+    again = hosted.run_round()[name]  # an invalid version is not played
+    assert again == "version 1 is invalid: not played", again

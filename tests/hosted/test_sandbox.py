@@ -129,3 +129,29 @@ def test_cpu_time_past_the_game_budget_is_stopped_by_the_kernel(open_dir: Path) 
     assert first.error == "ProgramCrashed" and "exit code 152" in first.reason, first.reason
     assert time.monotonic() - started < 25
     wait_until_gone(uid)
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "entry"),
+    [
+        ("python", "python/bot.py", "bot.py"),
+        ("node", "node/bot.js", "bot.js"),
+        ("c", "c/bot.c", "bot.c"),
+    ],
+)
+def test_each_starter_kit_plays_a_whole_game_in_the_sandbox_without_a_fault(
+    open_dir: Path, language: str, source: str, entry: str
+) -> None:
+    from hosted_bots import KITS
+
+    from cardtable.sandbox import build, run_command
+    from cardtable.server.submissions.archive import write_files
+
+    if language == "node" and not Path("/usr/bin/node").exists():
+        pytest.skip("node is not installed (/usr/bin/node; Debian package nodejs)")
+    folder, build_dir = open_dir / "bot", open_dir / "build"
+    write_files({entry: (KITS / source).read_bytes()}, folder)
+    build(folder, build_dir, language, entry, Limits())
+    command = jail_argv(folder, run_command(language, entry), Limits(), build_dir=build_dir)
+    game, log = play("kuhhandel", "cmd[keep=game]:" + shlex.join(command), deadline=10)
+    assert game.is_over() and log.faults == [], log.faults

@@ -173,7 +173,9 @@ class HostedWorker:
     def _serve(self, item: WorkItem, outcome: dict[str, Any]) -> None:
         try:
             prepared = self.prepare(item)
-            if item.status == "new" or prepared.error:
+            if item.status == "new" or (item.status == "valid" and prepared.error):
+                # a new version; or a valid one that does not build or fetch on this machine:
+                # its author is told so (it turns invalid)
                 outcome[item.bot] = self.validate(prepared)
             elif item.status == "valid":
                 outcome[item.bot] = self.play(prepared, "ranked", self.games)

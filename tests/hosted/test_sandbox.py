@@ -121,13 +121,11 @@ def test_a_decision_past_its_deadline_is_late_and_the_spinner_is_killed(open_dir
 
 def test_cpu_time_past_the_game_budget_is_stopped_by_the_kernel(open_dir: Path) -> None:
     ref, uid = hostile(open_dir, "spin", limits=Limits(cpu_s=1))
-    started = time.monotonic()
-    game, log = play("kuhhandel", ref, deadline=30)
+    game, log = play("kuhhandel", ref, deadline=60)
     assert game.is_over()
     first = log.faults[0]
-    # killed by SIGXCPU (bwrap exits 128 + 24) long before its 30 s deadline
+    # killed by the kernel (SIGXCPU: bwrap exits 128 + 24) after 1 s of CPU, not late at 60 s
     assert first.error == "ProgramCrashed" and "exit code 152" in first.reason, first.reason
-    assert time.monotonic() - started < 25
     wait_until_gone(uid)
 
 

@@ -18,6 +18,7 @@ from cardtable.protocol import PROTOCOL_VERSION, schema_document
 from cardtable.protocol.schema import selected_validator
 from cardtable.server.lobby import Hub
 from cardtable.server.store.db import NameError_, Store
+from cardtable.server.submissions.store import SubmissionStore
 from cardtable.server.validation import validated_games
 
 router = APIRouter(prefix="/api")
@@ -118,6 +119,8 @@ def bot(name: str, request: Request) -> dict[str, Any]:
         raise HTTPException(404, f"no bot {name!r}")
     # the games it may play ranked: it finished a validation game of each (validation.py)
     detail["validated"] = validated_games(store.engine, name)
+    # a hosted bot: the version that plays and its validation (server/submissions/)
+    detail["hosted"] = SubmissionStore(store).public(name)
     return detail
 
 
@@ -131,6 +134,7 @@ def player(name: str, request: Request) -> dict[str, Any]:
     if detail is None:
         raise HTTPException(404, f"no bot {name!r} and no person of that name")
     detail["validated"] = validated_games(store.engine, name)  # as for /api/bots/{name}
+    detail["hosted"] = SubmissionStore(store).public(name)
     return detail
 
 

@@ -170,6 +170,31 @@ class SubmissionStore:
                 is not None
             )
 
+    def public(self, name: str) -> dict[str, Any] | None:
+        """What the bot page shows of a hosted bot to everyone: the version that plays, its
+        language, the start of its SHA-256, whether it is validated and in which game (public
+        like every game). Its code, faults' texts and logs stay its author's."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(bot_versions)
+                .select_from(
+                    hosted_bots.join(
+                        bot_versions, bot_versions.c.id == hosted_bots.c.version_id
+                    ).join(players, players.c.id == hosted_bots.c.player_id)
+                )
+                .where(players.c.name == name)
+            ).first()
+        if row is None:
+            return None
+        validation = json.loads(row.validation_json) if row.validation_json else {}
+        return {
+            "version": row.number,
+            "language": row.language,
+            "sha256": row.sha256[:12],
+            "status": row.status,
+            "validation_game": validation.get("game_id"),
+        }
+
     def work(self) -> list[dict[str, Any]]:
         """Every chosen version: what a hosted-bot worker runs."""
         with self.engine.connect() as conn:

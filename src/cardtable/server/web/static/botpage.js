@@ -106,6 +106,7 @@ function build(main, bot) {
       `${plural(bot.games.length, "game")} shown (the newest first), ${plural(faultTotal, "fault")} in all.`),
     bot.suspended ? h("p", { class: "error", role: "status" }, `Suspended until ${when(bot.suspended_until)}: ${bot.suspension_reason || "too many games taken over"}.`) : null,
     bot.kind === "bot" ? validationNote(bot) : null,
+    bot.hosted ? hostedNote(bot.hosted) : null,
     faultCounts(bot),
     ratingsSection(bot),
     winShareSection(bot),
@@ -247,6 +248,20 @@ function validationNote(bot) {
     games.length
       ? `Validated for ranked play: ${games.join(", ")} (an unrated validation game finished without being taken over, or ranked games played).`
       : "Not validated yet: its first ranked join plays an unrated validation game against house bots; it is queued once it finishes one without being taken over.");
+}
+
+/** A hosted bot (docs/hosted-bots.md): the version that plays and its validation game. */
+function hostedNote(hosted) {
+  const game = hosted.validation_game;
+  const state = {
+    valid: "passed the hosted version's validation game",
+    invalid: "failed the hosted version's validation game: it does not play until its author uploads a fixed version",
+    new: "waiting for the hosted version's validation game",
+  }[hosted.status] || hosted.status;
+  return h("p", { class: "small muted hosted", "data-hosted-status": hosted.status },
+    `Hosted on this server: version ${hosted.version} (${hosted.language}, sha256 ${hosted.sha256}), ${state}`,
+    game ? h("span", {}, " (", h("a", { href: `/replay/${encodeURIComponent(game)}` }, "its game"), ")") : null,
+    ". It runs in the server's sandbox with the same limits as every hosted bot.");
 }
 
 function gameRow(bot, g) {

@@ -18,7 +18,14 @@ import pytest
 
 from cardtable.core import Event, load_bot, run_match
 from cardtable.games import cunegonda, kuhhandel
-from cardtable.games.kuhhandel.describe import describe_event
+from cardtable.games.kuhhandel.describe import describe_event as describe_message
+from cardtable.i18n import render
+
+
+def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
+    """The English line of ``event`` (the catalog's words)."""
+    return render("en", describe_message(event, names))
+
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "events.md"

@@ -20,6 +20,7 @@ from cardtable.core import load_bot, run_match
 from cardtable.games import cunegonda, kuhhandel
 from cardtable.games.cunegonda.describe import describe_event as describe_cunegonda
 from cardtable.games.kuhhandel.describe import describe_event as describe_kuhhandel
+from cardtable.i18n import render
 
 DESCRIBE_JS = (
     Path(__file__).resolve().parents[2] / "src/cardtable/server/web/static/describe.js"
@@ -81,7 +82,7 @@ def test_describe_js_says_what_the_engines_say() -> None:
         describe = describe_kuhhandel if game == "kuhhandel" else describe_cunegonda
         for event, js in zip(events, lines, strict=True):
             kinds.add(f"{game}:{event.kind}")
-            py = describe(event, names).strip()
+            py = render("en", describe(event, names)).strip()
             if py != js:
                 mismatches.setdefault(f"{game}:{event.kind}", f"python {py!r} / js {js!r}")
     assert not mismatches, "\n".join(f"{k}: {v}" for k, v in sorted(mismatches.items()))

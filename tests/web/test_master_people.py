@@ -45,6 +45,7 @@ from browser_helpers import (
 )
 
 from cardtable.games.kuhhandel.describe import note_values
+from cardtable.i18n import render
 from loopback import LOOPBACK
 
 pytestmark = pytest.mark.timeout(240)
@@ -209,7 +210,9 @@ def check_tie(plan: Plan, person: Person, panel: Any, info: dict[str, Any]) -> N
     shot(person.tab, "tie")
     offer = plan.tie_offer
     assert offer is not None
-    said = note_values(offer)  # "2 × 10 + 50 = 70": counted as a person counts, not a list
+    said = render(
+        "en", note_values(offer)
+    )  # "2 × 10 + 50 = 70": counted as a person counts, not a list
     line = f"(offers: {said} against {said})"
     opponent = plan.other(info["opponent"])
     third = next(p for p in plan.people if p not in (person, opponent))

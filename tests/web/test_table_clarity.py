@@ -30,7 +30,14 @@ from browser_helpers import (
 
 from cardtable.core import Event, load_bot, run_match
 from cardtable.games import kuhhandel
-from cardtable.games.kuhhandel.describe import describe_event
+from cardtable.games.kuhhandel.describe import describe_event as describe_message
+from cardtable.i18n import render
+
+
+def describe_event(event: Event, names: tuple[str, ...] = ()) -> str:
+    """The English line of ``event`` (the catalog's words)."""
+    return render("en", describe_message(event, names))
+
 
 pytestmark = pytest.mark.timeout(90)
 

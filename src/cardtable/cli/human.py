@@ -24,8 +24,9 @@ Say = Callable[[str], None]
 class TerminalPlayer:
     """An agent that asks a person at the terminal."""
 
-    def __init__(self, game_name: str, say: Say = print) -> None:
+    def __init__(self, game_name: str, say: Say = print, lang: str = "en") -> None:
         self.game_name = game_name
+        self.lang = lang
         self.game: Game | None = None  # set by the caller so input can be checked first
         self.seat = 0
         self.names: tuple[str, ...] = ()

@@ -30,6 +30,7 @@ from cardtable.core import (
     split_bot_ref,
 )
 from cardtable.core.contract import Event, GameInfo
+from cardtable.i18n import SUPPORTED, event_line, from_environment
 from cardtable.stdio.spec import is_program_ref, parse_program_ref
 
 HELP = "play one game and print it (bots by name or file; 'human' for a person at the terminal)"
@@ -64,6 +65,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(the last one fills the remaining seats)",
     )
     p.add_argument("--names", default=None, help="comma-separated seat names")
+    p.add_argument(
+        "--lang",
+        choices=SUPPORTED,
+        default=None,
+        help="the language of the log and of a human seat (default: from LANGUAGE, LC_ALL, "
+        "LC_MESSAGES or LANG, else en)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--json", action="store_true", help="print the result as JSON instead of the log"
@@ -93,7 +101,7 @@ def bot_seed(seed: int, seat: int) -> int:
 
 
 def build_agents(
-    game: str, refs: list[str], seed: int, deadline: float | None = None
+    game: str, refs: list[str], seed: int, deadline: float | None = None, lang: str = "en"
 ) -> list[Agent]:
     """One agent per seat; a program (``cmd:...``) answers within ``deadline`` seconds (its own
     reference's, else 5, when ``None``)."""
@@ -102,7 +110,7 @@ def build_agents(
         if ref == "human":
             from cardtable.cli.human import TerminalPlayer
 
-            agents.append(TerminalPlayer(game))
+            agents.append(TerminalPlayer(game, lang=lang))
         else:
             own = {"deadline": deadline} if deadline and is_program_ref(ref) else {}
             agents.append(load_bot(game, ref, seed=bot_seed(seed, i), **own))
@@ -141,7 +149,8 @@ def run(args: argparse.Namespace) -> int:
         if args.names
         else tuple(f"{bot_label(r)}-{i}" for i, r in enumerate(refs))
     )
-    agents = build_agents(args.game, refs, args.seed, args.deadline or None)
+    lang = args.lang or from_environment()
+    agents = build_agents(args.game, refs, args.seed, args.deadline or None, lang)
     game = spec.new_game(rules, seats, args.seed)
     for agent in agents:
         if hasattr(agent, "check"):  # a person: let them retry instead of losing the game
@@ -153,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         # A person at the table sees only what their seat may see; with bots only, everything.
         if human_seats and not any(ev.visible_to(s) for s in human_seats):
             return
-        line = spec.describe_event(ev, names)
+        line = event_line(lang, spec, ev, names)
         if line:
             print(line)
 

@@ -22,6 +22,8 @@ from cardtable.core.decision import (
     decision_indices,
     open_request,
 )
+from cardtable.i18n import DEFAULT, event_line, from_environment
+from cardtable.i18n import view_lines as views_in_words
 
 HELP = "re-simulate a game record, report whether it matches, and print the game"
 
@@ -96,9 +98,10 @@ def run(args: argparse.Namespace) -> int:
         game = replay(record)
         spec = game_spec(record.game)
         names = _names(record)
+        lang = getattr(args, "lang", None) or from_environment()
         for ev in game.events():
             if args.seat is None or ev.visible_to(args.seat):
-                line = spec.describe_event(ev, names)
+                line = event_line(lang, spec, ev, names)
                 if line:
                     print(line)
         if game.is_over():
@@ -186,7 +189,7 @@ def view_lines(record: Record, game: Game, seat: int) -> list[str]:
     spec = game_spec(record.game)
     obs = game.observe(seat)
     if spec.describe_view is not None:
-        return spec.describe_view(obs, record.rules, _names(record))
+        return views_in_words(DEFAULT, spec, obs, record.rules, _names(record))
     return ["Observation: " + _dumps(game.observe_json(seat))]
 
 
@@ -224,7 +227,7 @@ def step(record: Record, seat: int | None, stdin: TextIO, stdout: TextIO) -> Non
     def show_events(since: int) -> None:
         for ev in game.events(since):
             if seat is None or ev.visible_to(seat):
-                line = spec.describe_event(ev, names)
+                line = event_line(DEFAULT, spec, ev, names)
                 if line:
                     say(line)
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from cardtable.core.contract import Agent, Event, Game
+from cardtable.core.message import Message
 
 #: The module of programs as bots (``cmd:...``, docs/stdio-bots.md): it sits above the core.
 STDIO_MODULE = "cardtable.stdio"
@@ -48,14 +49,18 @@ class GameSpec:
     presets: Mapping[str, Any]
     default_rules: str
     seat_range: Callable[[Any], tuple[int, int]]
-    describe_event: Callable[[Event, tuple[str, ...]], str]
+    #: What an event says (``cardtable.i18n.render`` makes a message a sentence in a language;
+    #: a string is already words; ``None``: no line).
+    describe_event: Callable[[Event, tuple[str, ...]], Message | str | None]
     bots: Mapping[str, BotFactory] = field(default_factory=dict)
     #: A module on the engine's hot path: whether it was loaded compiled tells the game's build
     #: (``[tool.cardtable.compile]`` in pyproject.toml; ``core.compiled.engine_build``).
     engine: ModuleType | None = None
     #: Plain-words lines for a seat's observation (``observation, rules JSON, names``): what
     #: ``cardtable replay --at`` prints. ``None``: the observation is printed as JSON.
-    describe_view: Callable[[Any, Mapping[str, Any], tuple[str, ...]], list[str]] | None = None
+    describe_view: (
+        Callable[[Any, Mapping[str, Any], tuple[str, ...]], Sequence[Message | str]] | None
+    ) = None
 
     def rules_name(self, rules: Any) -> str:
         """The preset name of ``rules``, or its own ``name``, or ``"custom"``."""

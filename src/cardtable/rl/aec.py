@@ -50,6 +50,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from cardtable.core.contract import Game, Termination
+from cardtable.i18n import DEFAULT, event_line
 from cardtable.rl.rewards import DEFAULT_SCALE, SCHEMES, final_rewards
 from cardtable.rl.table import MAX_STEPS, Table
 
@@ -250,7 +251,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         events = game.events(self._rendered)
         self._rendered += len(events)
         names = tuple(self.possible_agents)
-        lines = [self.table.spec.describe_event(e, names) for e in events]
+        lines = [event_line(DEFAULT, self.table.spec, e, names) for e in events]
         text = "\n".join(line for line in lines if line)
         if self.render_mode == "human":
             if text:

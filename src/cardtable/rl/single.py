@@ -53,6 +53,7 @@ from gymnasium import spaces
 
 from cardtable.core.contract import Agent, GameInfo, Termination
 from cardtable.core.registry import load_bot, split_bot_ref
+from cardtable.i18n import DEFAULT, event_line
 from cardtable.rl.aec import ILLEGAL_ACTIONS, observation_space
 from cardtable.rl.rewards import DEFAULT_SCALE, SCHEMES, final_rewards
 from cardtable.rl.table import MAX_STEPS, Table
@@ -291,7 +292,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         events = self.table.game.events(self._rendered)
         self._rendered += len(events)
         names = tuple("you" if s == self.seat else f"seat {s}" for s in range(self.table.seats))
-        lines = [self.table.spec.describe_event(e, names) for e in events]
+        lines = [event_line(DEFAULT, self.table.spec, e, names) for e in events]
         return "\n".join(line for line in lines if line)
 
 

@@ -22,6 +22,7 @@ from cardtable.core import (
     verify,
 )
 from cardtable.games.cunegonda import SPEC, CunegondaGame, CunegondaRules, card, new_game
+from cardtable.i18n import render
 
 
 def snapshot(game: CunegondaGame) -> Any:
@@ -200,7 +201,10 @@ def test_abort_reports_aborted() -> None:
     assert game.is_over() and game.pending() == ()
     assert game.result().termination is Termination.ABORTED
     assert game.result().winners == ()
-    assert SPEC.describe_event(game.events()[-1], ()) == "The match was stopped: server stopped"
+    assert (
+        render("en", SPEC.describe_event(game.events()[-1], ()))
+        == "The match was stopped: server stopped"
+    )
 
 
 def test_observation_json_is_plain_json() -> None:
@@ -221,7 +225,7 @@ def test_describe_event_reads_well() -> None:
     game = random_game(2, CunegondaRules(rounds=2))
     lines = {e.kind: [] for e in game.events()}  # type: dict[str, list[str]]
     for e in game.events():
-        line = SPEC.describe_event(e, names)
+        line = render("en", SPEC.describe_event(e, names))
         assert line and "\n" not in line and "{" not in line
         lines[e.kind].append(line)
     kinds = {"round_start", "deal", "pass_chosen", "pass", "play", "trick", "round_end"}
@@ -239,9 +243,11 @@ def test_describe_event_reads_well() -> None:
     assert not any(code.search(line) for ls in lines.values() for line in ls)
     assert lines["match_end"][0].startswith("Match over after 2 rounds: 1st ")
     one = random_game(3, CunegondaRules(rounds=1)).events()[-1]
-    assert SPEC.describe_event(one, names).startswith("Match over after 1 round: 1st ")
+    assert render("en", SPEC.describe_event(one, names)).startswith(
+        "Match over after 1 round: 1st "
+    )
     # Without names, seats are numbered.
-    assert SPEC.describe_event(game.events()[0], ()) == "Round 1 of 2: Seat 0 leads"
+    assert render("en", SPEC.describe_event(game.events()[0], ())) == "Round 1 of 2: Seat 0 leads"
 
 
 def test_bots_play_through_run_match() -> None:

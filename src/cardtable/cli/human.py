@@ -5,7 +5,8 @@ seat's view is printed in the game's words (herds by animal with their counts an
 notes by value, the auction or cow trade in sentences; in Cunegonda your hand by suit, the trick
 and the scores), then the decision with its choices numbered. Input is checked against the game
 before it is sent (on a private copy), so a mistake is explained and asked again instead of
-ending the game.
+ending the game. Everything is said in the seat's language (``--lang de`` or ``LANG=de_DE.UTF-8``;
+the catalogs of ``cardtable.i18n``).
 """
 
 from __future__ import annotations
@@ -17,12 +18,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cardtable.core.contract import ActionError, Game, GameInfo, Request
+from cardtable.core.message import Message, Signed, msg
+from cardtable.games.kuhhandel import describe
+from cardtable.i18n import render, translate
 
 Say = Callable[[str], None]
 
 
 class TerminalPlayer:
-    """An agent that asks a person at the terminal."""
+    """An agent that asks a person at the terminal, in the language ``lang`` (a catalog of
+    ``cardtable.i18n``)."""
 
     def __init__(self, game_name: str, say: Say = print, lang: str = "en") -> None:
         self.game_name = game_name
@@ -37,47 +42,49 @@ class TerminalPlayer:
         self.seat = seat
         self.names = tuple(info.names) if info.names else ()
         self.rules = _rules_json(info.rules)
-        self.say(f"You play seat {seat} ({self._name(seat)}).")
+        self.say(translate(self.lang, "human.you_play", seat=str(seat), name=self._name(seat)))
 
     def _name(self, seat: int | None) -> str:
         if seat is None:
-            return "nobody"
+            return translate(self.lang, "human.nobody")
         if 0 <= seat < len(self.names) and self.names[seat]:
             return self.names[seat]
-        return f"seat {seat}"
+        return translate(self.lang, "human.seat", seat=str(seat))
 
     def act(self, observation: Any, request: Request) -> Any:
         data = _observation_json(observation)
+        lang = self.lang
         if not self.rules and self.game is not None:  # not started (a test, a caller's own loop)
             self.rules = _rules_json(getattr(self.game, "rules", None))
         if self.game_name == "kuhhandel":
-            table = kuhhandel_table(data, self.rules, self.names, request.seat)
-            ask, menu = kuhhandel_menu(request, data, self.rules, self.names)
+            table = kuhhandel_table(data, self.rules, self.names, request.seat, lang)
+            ask, menu = kuhhandel_menu(request, data, self.rules, self.names, lang)
         elif self.game_name == "cunegonda":
-            table = cunegonda_table(data, self.names, request.seat)
-            ask, menu = cunegonda_menu(request, self.names)
+            table = cunegonda_table(data, self.names, request.seat, lang)
+            ask, menu = cunegonda_menu(request, self.names, lang)
         else:
             table = [f"  {k}: {v}" for k, v in data.items() if v not in (None, [], {})]
-            ask, menu = f"Your decision: {request.kind}", [str(c) for c in request.choices or ()]
+            ask = translate(lang, "human.ask.other", kind=request.kind)
+            menu = [str(c) for c in request.choices or ()]
         self.say("")
         for line in table:
             self.say(line)
         self.say(ask)
         for line in menu_lines(menu):
             self.say(line)
-        hint = input_hint(self.game_name, request)
+        hint = input_hint(self.game_name, request, lang)
         while True:
             try:
                 text = input(f"{hint}> ").strip()
             except EOFError:
                 raise SystemExit("input closed") from None
-            action = parse(self.game_name, text, request)
+            action = parse(self.game_name, text, request, lang)
             if action is None:
-                self.say("  Not understood. Type a choice number, or an action as JSON.")
+                self.say("  " + translate(lang, "human.not_understood"))
                 continue
             problem = self.check(action, request)
             if problem:
-                self.say(f"  Not allowed: {problem}")
+                self.say("  " + translate(lang, "human.not_allowed", problem=problem))
                 continue
             return action
 
@@ -120,38 +127,63 @@ def _observation_json(observation: Any) -> dict[str, Any]:
     return dict(observation) if isinstance(observation, Mapping) else {}
 
 
+def _seat_words(names: Sequence[str], lang: str, me: int | None = None) -> Callable[[Any], str]:
+    """A seat as a person reads it: "you" for ``me``, the seat's name, else "seat 3"."""
+
+    def who(seat: Any) -> str:
+        if me is not None and seat == me:
+            return translate(lang, "human.you")
+        if isinstance(seat, int) and 0 <= seat < len(names):
+            return names[seat]
+        return translate(lang, "human.seat", seat=str(seat))
+
+    return who
+
+
 # ---------------------------------------------------------------- Kuhhandel in words
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def _species(rules: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return list(rules.get("species", ()))
 
 
-def card_name(rules: Mapping[str, Any], card: int) -> str:
-    """A Kuhhandel card by name: an animal, a pedigree card (Master) or a rat."""
+def card_message(rules: Mapping[str, Any], card: int, count: int = 1) -> Message:
+    """A Kuhhandel card: an animal, a pedigree card (Master) or a rat, as a message."""
     species = _species(rules)
     n = len(species)
     if 0 <= card < n:
-        return str(species[card]["name"])
+        return describe.card(str(species[card]["name"]), count)
     if n <= card < 2 * n:
-        return f"{species[card - n]['name']} pedigree"
-    return "Rat" if n else f"card {card}"
+        return describe.card(f"{species[card - n]['name']} pedigree")
+    if n:
+        return describe.card("Rat", count)
+    return msg("card.number", card=str(card))
 
 
-def notes_by_value(notes: Sequence[int]) -> str:
+def card_name(rules: Mapping[str, Any], card: int, lang: str = "en") -> str:
+    """A Kuhhandel card by name: an animal, a pedigree card (Master) or a rat."""
+    return render(lang, card_message(rules, card))
+
+
+def _animals(rules: Mapping[str, Any], count: int, card: int, lang: str) -> str:
+    return render(lang, msg("count.animals", count=count, animal=card_message(rules, card, count)))
+
+
+def notes_by_value(notes: Sequence[int], lang: str = "en") -> str:
     """``[0, 10, 10, 50]`` -> ``0, 2 × 10, 50 (worth 70)``."""
     if not notes:
-        return "no notes"
+        return translate(lang, "notes.none")
     counts = sorted(Counter(notes).items())
-    parts = [f"{n} × {v}" if n > 1 else f"{v}" for v, n in counts]
-    return f"{', '.join(parts)} (worth {sum(notes)})"
+    parts = [
+        translate(lang, "notes.group", count=n, value=v)
+        if n > 1
+        else render(lang, msg("notes.list", terms=v))
+        for v, n in counts
+    ]
+    return translate(lang, "human.notes_worth", notes=", ".join(parts), total=sum(notes))
 
 
-def herd_words(herd: Sequence[int], rules: Mapping[str, Any]) -> str:
+def herd_words(herd: Sequence[int], rules: Mapping[str, Any], lang: str = "en") -> str:
     """``Horse 2 of 4, Cow 4 of 4 (quartet)``: each animal held with its count."""
     parts = []
     species = _species(rules)
@@ -160,9 +192,9 @@ def herd_words(herd: Sequence[int], rules: Mapping[str, Any]) -> str:
             continue
         sp = species[k] if k < len(species) else {"name": f"animal {k}"}
         full = len(sp.get("payouts", ())) or 4
-        done = " (quartet)" if have >= full else ""
-        parts.append(f"{sp['name']} {have} of {full}{done}")
-    return ", ".join(parts) if parts else "no animals"
+        key = "human.herd_quartet" if have >= full else "human.herd_animal"
+        parts.append(translate(lang, key, animal=card_name(rules, k, lang), have=have, full=full))
+    return ", ".join(parts) if parts else translate(lang, "human.no_animals")
 
 
 def kuhhandel_table(
@@ -170,210 +202,236 @@ def kuhhandel_table(
     rules: Mapping[str, Any],
     names: Sequence[str],
     me: int,
+    lang: str = "en",
 ) -> list[str]:
     """The seat's view of a Kuhhandel table in sentences."""
+    who = _seat_words(names, lang, me)
 
-    def who(seat: Any) -> str:
-        if seat == me:
-            return "you"
-        if isinstance(seat, int) and 0 <= seat < len(names):
-            return names[seat]
-        return f"seat {seat}"
+    def t(key: str, **args: Any) -> str:
+        return translate(lang, f"human.kh.{key}", **args)
 
     def name(card: int) -> str:
-        return card_name(rules, card)
+        return card_name(rules, card, lang)
 
     lines = []
     deck = data.get("deck_size", 0)
-    head = f"Turn {max(1, data.get('turns', 0))}: {_plural(deck, 'card')} left in the deck."
+    head = t("head", turn=max(1, data.get("turns", 0)), deck=deck)
     if data.get("end_phase"):
-        head += " The deck is empty: every turn is a cow trade."
+        head += " " + t("end_phase")
     lines.append(head)
     herds = data.get("herds") or []
     for s, herd in enumerate(herds):
         extra = []
         for p in (data.get("pedigrees") or [[]] * len(herds))[s] or []:
-            extra.append(f"{name(len(_species(rules)) + p)} card")
+            extra.append(t("pedigree_card", card=name(len(_species(rules)) + p)))
         rats = (data.get("rats") or [0] * len(herds))[s]
         if rats:
-            extra.append(_plural(rats, "rat"))
-        owner = "You" if s == me else who(s)
+            extra.append(t("rats", count=rats))
+        owner = translate(lang, "human.you_capital") if s == me else who(s)
         count = (data.get("note_counts") or [0] * len(herds))[s]
-        animals = herd_words(herd, rules) + (f"; {', '.join(extra)}" if extra else "")
-        lines.append(f"  {owner}: {animals}; {_plural(count, 'note')}.")
+        animals = herd_words(herd, rules, lang)
+        if extra:
+            line = t(
+                "herd_extra", owner=owner, animals=animals, extra=", ".join(extra), notes=count
+            )
+        else:
+            line = t("herd", owner=owner, animals=animals, notes=count)
+        lines.append("  " + line)
     wallet = data.get("wallet")
     if wallet is not None:
-        lines.append(f"Your notes: {notes_by_value(wallet)}.")
+        lines.append(t("your_notes", notes=notes_by_value(wallet, lang)))
     a = data.get("auction")
     if a:
         lot = a.get("lot") or [a["card"]]
-        what = " and the ".join(name(c) for c in lot)
-        line = f"Auction: {who(a['auctioneer'])} auction{'' if a['auctioneer'] == me else 's'}"
-        line += f" the {what}. "
+        what = t("lot_and").join(name(c) for c in lot)
+        mine = a["auctioneer"] == me
+        line = (
+            t("auction_mine", lot=what)
+            if mine
+            else t("auction", who=who(a["auctioneer"]), lot=what)
+        )
         if a.get("high_bidder") is None:
-            line += "No bid yet."
+            line += " " + t("no_bid")
         else:
-            line += f"Highest bid: {a['high']} from {who(a['high_bidder'])}."
+            line += " " + t("high_bid", high=a["high"], who=who(a["high_bidder"]))
         lines.append(line)
         if a.get("bids"):
             said = ", ".join(
-                f"{who(s)} {'passed' if amount == 0 else amount}" for s, amount in a["bids"]
+                t("bid_passed", who=who(s)) if amount == 0 else t("bid", who=who(s), amount=amount)
+                for s, amount in a["bids"]
             )
-            lines.append(f"  Bids in order: {said}.")
+            lines.append("  " + t("bids", bids=said))
         for s, shown in (a.get("exposed") or {}).items():
-            lines.append(f"  {who(int(s))} showed {notes_by_value(shown)} and could not pay.")
-    t = data.get("trade")
-    if t:
-        animal = _plural(t["cards"], name(t["species"]))
-        line = f"Cow trade: {who(t['challenger'])} challenge{'' if t['challenger'] == me else 's'}"
-        line += f" {who(t['opponent'])} for {animal}."
-        if t.get("offer_count") is not None:
-            line += f" The offer: {_plural(t['offer_count'], 'note')} face down."
-        if t.get("again"):
-            line += " It was a tie: this is the second offer."
+            lines.append("  " + t("exposed", who=who(int(s)), notes=notes_by_value(shown, lang)))
+    tr = data.get("trade")
+    if tr:
+        animal = _animals(rules, tr["cards"], tr["species"], lang)
+        if tr["challenger"] == me:
+            line = t("trade_mine", opponent=who(tr["opponent"]), animals=animal)
+        else:
+            line = t(
+                "trade", who=who(tr["challenger"]), opponent=who(tr["opponent"]), animals=animal
+            )
+        if tr.get("offer_count") is not None:
+            line += " " + t("trade_offer", count=tr["offer_count"])
+        if tr.get("again"):
+            line += " " + t("trade_again")
         lines.append(line)
-        if t.get("my_offer") is not None:
-            lines.append(f"  You offered {notes_by_value(t['my_offer'])}.")
+        if tr.get("my_offer") is not None:
+            lines.append("  " + t("my_offer", notes=notes_by_value(tr["my_offer"], lang)))
     p = data.get("payment")
     if p:
         amount = p.get("amount")
-        unit = f"{_plural(amount, 'note')}" if p.get("for") == "pedigree" else f"{amount}"
-        lines.append(
-            f"Payment: {who(p.get('payer'))} pay{'' if p.get('payer') == me else 's'}"
-            f" {who(p.get('payee'))} {unit}."
+        unit = (
+            translate(lang, "count.notes", count=amount)
+            if p.get("for") == "pedigree"
+            else translate(lang, "human.amount", amount=amount)
         )
+        if p.get("payer") == me:
+            lines.append(t("payment_mine", payee=who(p.get("payee")), unit=unit))
+        else:
+            lines.append(
+                t("payment", payer=who(p.get("payer")), payee=who(p.get("payee")), unit=unit)
+            )
     c = data.get("countdown")
     if c:
-        lines.append(f"Pedigree countdown for the {name(c['card'])}, from {c['from']}.")
+        lines.append(t("countdown", card=name(c["card"]), start=c["from"]))
     if data.get("rat_pile") is not None:
-        lines.append(f"A rat: {_plural(data['rat_pile'], 'note')} lie beside it.")
+        lines.append(t("rat_pile", count=data["rat_pile"]))
     if data.get("peek") is not None:
-        lines.append(f"You looked at the top card: the {name(data['peek'])}.")
+        lines.append(t("peek", card=name(data["peek"])))
     return lines
 
 
 def kuhhandel_menu(
-    request: Request, data: Mapping[str, Any], rules: Mapping[str, Any], names: Sequence[str]
+    request: Request,
+    data: Mapping[str, Any],
+    rules: Mapping[str, Any],
+    names: Sequence[str],
+    lang: str = "en",
 ) -> tuple[str, list[str]]:
     """What is asked, in a sentence, and each choice in words."""
     info = dict(request.info or {})
+    who = _seat_words(names, lang)
 
-    def who(seat: Any) -> str:
-        if isinstance(seat, int) and 0 <= seat < len(names):
-            return names[seat]
-        return f"seat {seat}"
+    def t(key: str, **args: Any) -> str:
+        return translate(lang, f"human.kh.ask.{key}", **args)
 
     def name(card: int) -> str:
-        return card_name(rules, card)
+        return card_name(rules, card, lang)
 
     kind = request.kind
     if kind == "turn":
-        ask = "Your turn."
+        ask = t("turn")
     elif kind == "bid":
-        top = f", up to {info['max']}" if info.get("max") is not None else ""
-        ask = (
-            f"Bid for the {name(info['card'])}: at least {info['min']}{top}, or pass"
-            f" (your notes are worth {info.get('money', 0)})."
-        )
+        money = info.get("money", 0)
+        if info.get("max") is not None:
+            ask = t(
+                "bid_max", card=name(info["card"]), min=info["min"], max=info["max"], money=money
+            )
+        else:
+            ask = t("bid", card=name(info["card"]), min=info["min"], money=money)
     elif kind == "knock":
-        ask = "Knock the auction down now, or wait for more bids."
+        ask = t("knock")
     elif kind == "sell_or_buy":
-        ask = (
-            f"{who(info.get('high_bidder'))} bid {info.get('high')} for the "
-            f"{name(info['card'])}: sell to them, or buy it yourself by paying them."
+        ask = t(
+            "sell_or_buy",
+            who=who(info.get("high_bidder")),
+            high=info.get("high"),
+            card=name(info["card"]),
         )
     elif kind == "pay":
-        unit = (
-            f"{_plural(info.get('count', info.get('amount', 0)), 'note')} of any value"
-            if info.get("for") == "pedigree"
-            else f"{info['amount']} (no change is given)"
-        )
-        ask = f"Pay {who(info.get('to'))} {unit}: type the notes."
+        if info.get("for") == "pedigree":
+            ask = t(
+                "pay_pedigree",
+                who=who(info.get("to")),
+                count=info.get("count", info.get("amount", 0)),
+            )
+        else:
+            ask = t("pay", who=who(info.get("to")), amount=info["amount"])
     elif kind == "offer":
-        again = " again (it was a tie)" if info.get("again") else ""
-        ask = (
-            f"Offer notes face down{again} to {who(info.get('opponent'))} for "
-            f"{_plural(info['cards'], name(info['species']))}."
-        )
+        animals = _animals(rules, info["cards"], info["species"], lang)
+        key = "offer_again" if info.get("again") else "offer"
+        ask = t(key, who=who(info.get("opponent")), animals=animals)
     elif kind == "respond":
-        ask = (
-            f"{who(info.get('challenger'))} offers {_plural(info['offer_notes'], 'note')} face "
-            f"down for your {_plural(info['cards'], name(info['species']))}: accept, or counter "
-            "with notes."
+        animals = _animals(rules, info["cards"], info["species"], lang)
+        ask = t(
+            "respond", who=who(info.get("challenger")), count=info["offer_notes"], animals=animals
         )
     elif kind == "claim":
-        ask = (
-            f"Countdown for the {name(info['card'])} from {info['from']}: claim it at a count"
-            " (you pay that many notes), or 0 not to claim."
-        )
+        ask = t("claim", card=name(info["card"]), start=info["from"])
     elif kind == "preempt":
-        ask = (
-            f"{who(info.get('claimant'))} claims the {name(info['card'])} at {info['count']}:"
-            " pre-empt (you pay them), or let them have it."
+        ask = t(
+            "preempt", who=who(info.get("claimant")), card=name(info["card"]), count=info["count"]
         )
     elif kind == "rat":
-        ask = (
-            f"A rat with {_plural(info.get('pile', 0), 'note')} beside it: take it, or place "
-            "a note."
-        )
+        ask = t("rat", count=info.get("pile", 0))
     elif kind == "divide":
-        ask = f"You looked at the {info.get('name') or name(info['card'])}: keep it or give it."
+        ask = t("divide", card=name(info["card"]))
     else:
-        ask = f"Your decision: {kind.replace('_', ' ')}."
-    menu = [kuhhandel_choice(c, rules, names, info) for c in request.choices or ()]
+        ask = translate(lang, "human.ask.other", kind=kind.replace("_", " "))
+    menu = [kuhhandel_choice(c, rules, names, info, lang) for c in request.choices or ()]
     return ask, menu
 
 
+#: The menu's words for choices without arguments (``human.kh.choice.<kind>``).
+PLAIN_CHOICES = (
+    "auction",
+    "draw",
+    "pass",
+    "knock",
+    "sell",
+    "buy",
+    "accept",
+    "preempt",
+    "release",
+    "keep",
+    "give",
+)
+
+
 def kuhhandel_choice(
-    choice: Any, rules: Mapping[str, Any], names: Sequence[str], info: Mapping[str, Any]
+    choice: Any,
+    rules: Mapping[str, Any],
+    names: Sequence[str],
+    info: Mapping[str, Any],
+    lang: str = "en",
 ) -> str:
     """One choice of a menu in words."""
     to_json = getattr(choice, "to_json", None)
     data: dict[str, Any] = dict(to_json()) if to_json is not None else {"kind": str(choice)}
     kind = data.get("kind")
+    who = _seat_words(names, lang)
 
-    def who(seat: Any) -> str:
-        return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
+    def t(key: str, **args: Any) -> str:
+        return translate(lang, f"human.kh.choice.{key}", **args)
 
-    words = {
-        "auction": "Draw a card and auction it",
-        "draw": "Draw the top card and divide it",
-        "pass": "Pass",
-        "knock": "Knock it down",
-        "sell": "Sell to the highest bidder",
-        "buy": "Buy it yourself (pay the highest bidder)",
-        "accept": "Accept the offer",
-        "preempt": "Pre-empt: pay the claimant and keep the card",
-        "release": "Let the claimant have it",
-        "take_rat": f"Take the rat and the {_plural(info.get('pile', 0), 'note')} beside it",
-        "keep": "Keep it",
-        "give": "Give it away",
-    }
-    if kind in words:
-        return words[kind]
+    if kind in PLAIN_CHOICES:
+        return t(str(kind))
+    if kind == "take_rat":
+        return t("take_rat", count=info.get("pile", 0))
     if kind == "challenge":
-        return f"Cow trade: challenge {who(data['opponent'])} for the " + card_name(
-            rules, data["species"]
+        return t(
+            "challenge", who=who(data["opponent"]), card=card_name(rules, data["species"], lang)
         )
     if kind == "claim":
-        return "Do not claim" if data["count"] == 0 else f"Claim at {data['count']}"
+        return t("no_claim") if data["count"] == 0 else t("claim", count=data["count"])
     if kind == "place_note":
-        return f"Place a {data['note']} note beside the rat"
+        return t("place_note", note=data["note"])
     if kind == "bid":
-        return f"Bid {data['amount']}"
+        return t("bid", amount=data["amount"])
     if kind in ("pay", "offer", "counter"):
-        return f"{kind.capitalize()} {notes_by_value(data.get('notes', []))}"
+        return t(str(kind), notes=notes_by_value(data.get("notes", []), lang))
     return json.dumps(data)
 
 
 # ---------------------------------------------------------------- Cunegonda in words
 
 _SUIT_ORDER = "CDSH"
-_SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 _RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 
 
-def hand_by_suit(cards: Sequence[str]) -> str:
+def hand_by_suit(cards: Sequence[str], lang: str = "en") -> str:
     """``['4C', 'JC', 'QS']`` -> ``clubs 4 J · spades Q``."""
     parts = []
     for suit in _SUIT_ORDER:
@@ -382,73 +440,86 @@ def hand_by_suit(cards: Sequence[str]) -> str:
             key=lambda r: _RANKS.index(r) if r in _RANKS else 99,
         )
         if ranks:
-            parts.append(f"{_SUIT_WORDS[suit]} {' '.join(ranks)}")
-    return " · ".join(parts) if parts else "no cards"
+            parts.append(f"{translate(lang, 'card.cunegonda.suit', suit=suit)} {' '.join(ranks)}")
+    return " · ".join(parts) if parts else translate(lang, "human.cu.no_cards")
 
 
-def cunegonda_table(data: Mapping[str, Any], names: Sequence[str], me: int) -> list[str]:
-    def who(seat: Any) -> str:
-        if seat == me:
-            return "you"
-        if isinstance(seat, int) and 0 <= seat < len(names):
-            return names[seat]
-        return f"seat {seat}"
+def cunegonda_table(
+    data: Mapping[str, Any], names: Sequence[str], me: int, lang: str = "en"
+) -> list[str]:
+    who = _seat_words(names, lang, me)
 
-    lines = [f"Round {data.get('round', 0) + 1} of {data.get('rounds', '?')}."]
-    lines.append(f"Your hand: {hand_by_suit(data.get('hand') or [])}.")
+    def t(key: str, **args: Any) -> str:
+        return translate(lang, f"human.cu.{key}", **args)
+
+    lines = [t("round", round=data.get("round", 0) + 1, rounds=data.get("rounds", "?"))]
+    lines.append(t("hand", hand=hand_by_suit(data.get("hand") or [], lang)))
     if data.get("received"):
         lines.append(
-            f"  Passed to you by {who(data.get('received_from'))}: {' '.join(data['received'])}."
+            "  "
+            + t("received", who=who(data.get("received_from")), cards=" ".join(data["received"]))
         )
     trick = data.get("trick") or []
     if trick:
-        played = ", ".join(f"{who(s)} {c}" for s, c in trick)
-        lines.append(f"This trick: {played}.")
+        played = ", ".join(t("played", who=who(s), card=c) for s, c in trick)
+        lines.append(t("trick", played=played))
     elif data.get("phase") == "play":
-        lines.append(
-            f"A new trick: {who(data.get('leader'))} lead{'' if data.get('leader') == me else 's'}."
-        )
+        leader = data.get("leader")
+        lines.append(t("new_trick_mine") if leader == me else t("new_trick", who=who(leader)))
     totals = data.get("totals") or []
     points = data.get("round_points") or []
     if totals:
         score = ", ".join(
-            f"{who(s)} {points[s] if s < len(points) else 0:+d} (total {t})"
-            for s, t in enumerate(totals)
+            t(
+                "score",
+                who=who(s),
+                points=Signed(points[s] if s < len(points) else 0),
+                total=total,
+            )
+            for s, total in enumerate(totals)
         )
-        lines.append(f"Scores this round: {score}.")
+        lines.append(t("scores", scores=score))
     return lines
 
 
-def cunegonda_menu(request: Request, names: Sequence[str]) -> tuple[str, list[str]]:
+def cunegonda_menu(
+    request: Request, names: Sequence[str], lang: str = "en"
+) -> tuple[str, list[str]]:
     info = dict(request.info or {})
+    who = _seat_words(names, lang)
     if request.kind == "pass":
-        to = info.get("to")
-        whom = names[to] if isinstance(to, int) and 0 <= to < len(names) else f"seat {to}"
-        return f"Choose {info.get('count', 3)} cards to pass to {whom}.", []
+        return translate(
+            lang, "human.cu.ask.pass", count=info.get("count", 3), who=who(info.get("to"))
+        ), []
     from cardtable.games.cunegonda.cards import NAMES
 
     cards = [NAMES[c] if isinstance(c, int) else str(c) for c in request.choices or ()]
-    return "Play a card (its number or its name).", cards
+    return translate(lang, "human.cu.ask.play"), cards
 
 
 # ---------------------------------------------------------------- reading input
 
 
-def input_hint(game: str, request: Request) -> str:
+def input_hint(game: str, request: Request, lang: str = "en") -> str:
     kind = request.kind
     if game == "cunegonda":
-        return "cards like 'QS 10H AH' " if kind == "pass" else "a number or a card like 'QS' "
-    if kind == "bid":
-        return "bid an amount, or 'pass' "
-    if kind in ("pay", "offer"):
-        return "notes separated by spaces, e.g. '10 10 50' "
-    if kind == "respond":
-        return "'accept', or notes to counter with "
-    return "a number "
+        key = "cu_pass" if kind == "pass" else "cu_play"
+    elif kind in ("bid", "respond"):
+        key = kind
+    elif kind in ("pay", "offer"):
+        key = "notes"
+    else:
+        key = "number"
+    return translate(lang, f"human.hint.{key}") + " "
 
 
-def parse(game: str, text: str, request: Request) -> Any:
-    """Turn what a person typed into an action (``None`` if not understood)."""
+def parse(game: str, text: str, request: Request, lang: str = "en") -> Any:
+    """Turn what a person typed into an action (``None`` if not understood). Besides the choice's
+    number, its English word (``pass``, ``accept``, ``sell``) and the word of ``lang``
+    (``human.word.*``: ``passen``, ``annehmen``) are understood."""
+    for word in ("pass", "accept"):
+        if lang != "en" and text.lower() == translate(lang, f"human.word.{word}").lower():
+            text = word
     if text.startswith("{"):
         try:
             return json.loads(text)

@@ -30,7 +30,7 @@ from cardtable.core import (
     split_bot_ref,
 )
 from cardtable.core.contract import Event, GameInfo
-from cardtable.i18n import SUPPORTED, event_line, from_environment
+from cardtable.i18n import SUPPORTED, event_line, from_environment, translate
 from cardtable.stdio.spec import is_program_ref, parse_program_ref
 
 HELP = "play one game and print it (bots by name or file; 'human' for a person at the terminal)"
@@ -244,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         return 0
     print()
-    print(final_table(names, result))
+    print(final_table(names, result, lang))
     for line in fault_summary(log.faults, names, refs, args.fallback):
         print(line)
     if args.record:
@@ -252,13 +252,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def final_table(names: tuple[str, ...], result: Any) -> str:
-    lines = [f"Result ({result.termination.value}: {result.reason})"]
+def final_table(names: tuple[str, ...], result: Any, lang: str = "en") -> str:
+    lines = [
+        translate(lang, "play.result", termination=result.termination.value, reason=result.reason)
+    ]
     money = result.details.get("money") if result.details else None
     order = sorted(range(len(names)), key=lambda s: (result.places[s], s))
     width = max(len(n) for n in names)
     for s in order:
-        extra = f"  money {money[s]}" if money else ""
+        extra = "  " + translate(lang, "play.money", money=str(money[s])) if money else ""
         lines.append(
             f"  {result.places[s] + 1}. {names[s]:<{width}}  {result.scores[s]:>8g}{extra}"
         )

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "new-bot": "cardtable.cli.new_bot",
     "tournament": "cardtable.cli.tournament",
     "hosted-worker": "cardtable.cli.hosted_worker",
+    "i18n": "cardtable.cli.i18n",
 }
 
 

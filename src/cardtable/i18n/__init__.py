@@ -35,6 +35,7 @@ __all__ = [
     "from_environment",
     "missing",
     "negotiate",
+    "problems",
     "render",
     "translate",
     "view_lines",
@@ -197,3 +198,24 @@ def view_lines(
     if spec.describe_view is None:
         return []
     return [render(lang, m) for m in spec.describe_view(observation, rules, names)]
+
+
+def problems(lang: str) -> list[str]:
+    """Entries of ``lang`` that do not parse, or name other arguments than the English entry (a
+    language may say ``{place}.`` where English needs ``{place, selectordinal, ...}``, but it
+    must use the same arguments), or that English does not have."""
+    out: list[str] = []
+    english = catalog(DEFAULT)
+    for key, text in catalog(lang).items():
+        try:
+            mine = icu.arguments(icu.parse(text))
+        except icu.PatternError as exc:
+            out.append(f"{key}: {exc}")
+            continue
+        if key not in english:
+            out.append(f"{key}: not in the English catalog")
+            continue
+        theirs = icu.arguments(icu.parse(english[key]))
+        if set(mine) != set(theirs):
+            out.append(f"{key}: arguments {sorted(mine)}, English has {sorted(theirs)}")
+    return out

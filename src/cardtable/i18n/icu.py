@@ -70,7 +70,7 @@ class _Parser:
                 if nxt == "'":
                     buf.append("'")
                     self.pos += 2
-                elif nxt in "{}" or (in_plural and nxt == "#"):
+                elif nxt and (nxt in "{}" or (in_plural and nxt == "#")):
                     end = self.pos + 1
                     while True:
                         end = t.find("'", end)

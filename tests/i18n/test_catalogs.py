@@ -246,3 +246,15 @@ def test_catalogs_are_flat_json_of_strings() -> None:
     for lang in SUPPORTED:
         data = json.loads((CATALOGS / f"{lang}.json").read_text(encoding="utf-8"))
         assert all(isinstance(v, str) for v in data.values())
+
+
+def test_the_missing_command_counts_per_language(capsys: pytest.CaptureFixture[str]) -> None:
+    from cardtable.cli import main
+
+    assert main(["i18n", "check"]) == 0
+    out = capsys.readouterr().out
+    total = len(catalog("en"))
+    for lang in OTHERS:
+        assert f"{lang}: {total} of {total} strings translated, 0 missing" in out
+    assert main(["i18n", "missing", "de", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"missing": {"de": []}}

@@ -49,6 +49,12 @@ def run_server(db_dir: Path, **overrides: Any) -> Iterator[WebServer]:
 
     The defaults make house bots fast and give people a long clock; ``overrides`` are
     :class:`Settings` fields (for example short deadlines for people).
+
+    The house bot that fills ranked tables and the fallback that plays a seat a person left (or
+    let time out on) are the heuristic bot, not the server's default (the strongest, the
+    expert): the expert searches, and a classic game of two experts took 74 s where two
+    heuristic bots took 3.6 s (``cardtable arena kuhhandel --bots X,X,random,random``, same
+    machine and load). Which bot the server picks is tested in tests/server.
     """
     values: dict[str, Any] = {
         "db": f"sqlite:///{db_dir / 'web.db'}",
@@ -67,6 +73,8 @@ def run_server(db_dir: Path, **overrides: Any) -> Iterator[WebServer]:
         "log_level": "warning",
         # a new bot's validation game before its first ranked one: tests/server
         "validation_games": False,
+        "house_bots": {"kuhhandel": "heuristic", "cunegonda": "heuristic"},
+        "fallback_bot": {"kuhhandel": "heuristic", "cunegonda": "heuristic"},
     }
     values.update(overrides)
     settings = Settings(**values)

@@ -21,6 +21,7 @@ from browser_helpers import Tab, WebServer, open_tab, run_server
 
 from cardtable.client.blocking import play
 from loopback import LOOPBACK
+from patience import patience
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -38,7 +39,12 @@ def game(paced: WebServer) -> Iterator[str]:
     by each test of this module from its own page; it plays to its end (about 40 s)."""
     game_id, player = bot_game(paced, "drawer")
     yield game_id
-    player.join(timeout=120)
+    # the tests have seen what they watch for: the rest of the game plays without pacing (the
+    # table reads the server's pace_scale at every move) instead of keeping the tear-down
+    # waiting for half a minute of paced moves nobody looks at
+    paced.settings.pace_scale = 0.0
+    player.join(timeout=patience(60))
+    assert not player.is_alive(), "the bot's game did not end"
 
 
 def bot_game(server: WebServer, guest: str) -> tuple[str, threading.Thread]:
@@ -56,7 +62,7 @@ def bot_game(server: WebServer, guest: str) -> tuple[str, threading.Thread]:
         daemon=True,
     )
     thread.start()
-    end = time.monotonic() + 30
+    end = time.monotonic() + patience(30)
     while time.monotonic() < end:
         reply = LOOPBACK.get(
             f"{server.url}/api/games", params={"status": "running", "player": guest}

@@ -250,6 +250,29 @@ def settle(page: Any, docs_ms: int) -> None:
         )
 
 
+def frames(page: Any, count: int = 2) -> None:
+    """Wait until the page has drawn ``count`` more frames (after its pending timers of 0 ms: a
+    redraw the page scheduled, e.g. on a resize): the event a check of the drawing waits for."""
+    page.evaluate(
+        """(count) => new Promise((resolve) => setTimeout(() => {
+             const next = (left) => left ? requestAnimationFrame(() => next(left - 1)) : resolve();
+             next(count);
+           }, 0))""",
+        count,
+    )
+
+
+def wait_until(page: Any, condition: Any, *, seconds: float, what: str) -> None:
+    """Wait for ``condition()``, a fact about what a tab recorded (frames, sockets), checked
+    again whenever Playwright delivered the page's events (every 20 ms at most); fails after
+    ``patience(seconds)``."""
+    end = time.monotonic() + patience(seconds)
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"waited {patience(seconds):.0f} s in vain for {what}")
+        page.wait_for_timeout(20)  # Playwright delivers the recorded events meanwhile
+
+
 def shot(tab: Tab, name: str) -> None:
     """Keep a screenshot of the main screens for docs/web.md."""
     if SCREENSHOTS == DOC_SHOTS:

@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import Tab, WebServer, cunegonda_step, open_tab, run_server, shot_pair
+from browser_helpers import (
+    Tab,
+    WebServer,
+    cunegonda_step,
+    frames,
+    next_panel,
+    open_tab,
+    run_server,
+    shot_pair,
+)
 from sqlalchemy import select
 from test_accessibility import axe_violations
 
@@ -59,13 +68,11 @@ def play_both(tabs: list[Tab], limit_s: float = 150) -> None:
             return
         acted = False
         for tab, count in zip(tabs, counts, strict=True):
-            panel = tab.page.locator(".hand-box .panel[data-kind]").first
-            try:
-                if not panel.count():
-                    continue
-                kind = panel.get_attribute("data-kind", timeout=500) or ""
-            except Exception:
+            where = ".hand-box .panel[data-kind]"
+            seen = next_panel(tab.page, where, 0)  # one look (both pages are driven in turn)
+            if seen is None or seen["kind"] is None:
                 continue
+            kind, panel = seen["kind"], tab.page.locator(where).first
             if kind in ("pass", "play"):
                 acted = cunegonda_step(tab.page, kind, panel, count) or acted
         if not acted:
@@ -172,11 +179,11 @@ def test_two_people_play_rated_then_play_again(browser: Any, web: WebServer) -> 
         page = ada.page
         page.goto(f"{web.url}/players/Ada")
         page.locator(".win-share").wait_for()
-        page.wait_for_timeout(300)
+        frames(page)
         found += axe_violations(ada, "profile")
         shot_pair(ada, "profile")
         page.set_viewport_size({"width": 390, "height": 844})
-        page.wait_for_timeout(200)
+        frames(page)
         no_sideways_scrolling(page, "profile")
         page.goto(web.url + "/signin")
         page.locator("#out-h").wait_for()
@@ -187,8 +194,9 @@ def test_two_people_play_rated_then_play_again(browser: Any, web: WebServer) -> 
     finally:
         ada.page.context.close()
         bea.page.context.close()
-    # stored ratings of people == `cardtable ratings recompute` (the second game may still run)
-    time.sleep(0.5)
+    # stored ratings of people == `cardtable ratings recompute`. The second game cannot end
+    # meanwhile: each of its tricks waits for both people, whose pages left it (the server keeps
+    # a person's open decision for the grace period, 30 s, before the house bot answers)
     before = stored_ratings(web)
     assert ("Ada", "cunegonda", "short") in before
     done = subprocess.run(

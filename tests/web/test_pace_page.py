@@ -25,6 +25,7 @@ from browser_helpers import (
     play_until_over,
     run_server,
     sign_in,
+    wait_until,
 )
 
 pytestmark = pytest.mark.timeout(180)
@@ -88,7 +89,14 @@ def test_the_page_gets_bot_moves_one_at_a_time_and_the_spectator_later(
         watched = _timed(watcher.page)
         watcher.page.goto(f"{paced.url}/watch/{game_id}")
         play_until_over(tab, cunegonda_step, limit_s=90, decisions=5)  # the pass, 4 cards
-        page.wait_for_timeout(DELAY_S * 1000 + 800)
+        # the spectator's page has the newest bot card the seat got (DELAY_S later)
+        newest = max(m["index"] for _, m in seat_frames if m["event"]["kind"] == "play")
+        wait_until(
+            page,
+            lambda: any(m["index"] >= newest for _, m in watched),
+            seconds=DELAY_S + 10,
+            what=f"the spectator's page to get event {newest}",
+        )
         # the bots' cards came one at a time
         others = [
             t

@@ -18,6 +18,7 @@ from browser_helpers import (
     choose,
     cunegonda_step,
     game_id_of,
+    next_panel,
     seat_faults,
     sign_in_new,
 )
@@ -47,13 +48,10 @@ def _play_to_the_end(people: list[Person], limit_s: float) -> None:
             return
         acted = False
         for person in people:
-            panel = person.page.locator(PANEL).first
-            if not panel.count():
+            seen = next_panel(person.page, PANEL, 0)  # one look (the people are driven in turn)
+            if seen is None or seen["kind"] is None:
                 continue
-            try:
-                kind = panel.get_attribute("data-kind", timeout=500) or ""
-            except Exception:
-                continue
+            kind, panel = seen["kind"], person.page.locator(PANEL).first
             acted = cunegonda_step(person.page, kind, panel, counts) or acted
         if not acted:
             time.sleep(0.05)

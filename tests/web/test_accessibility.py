@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import Tab, WebServer, choose, game_id_of, in_thread, open_tab, sign_in
+from browser_helpers import (
+    Tab,
+    WebServer,
+    choose,
+    frames,
+    game_id_of,
+    in_thread,
+    open_tab,
+    sign_in,
+)
 
 from cardtable.client import play
 from loopback import LOOPBACK
@@ -84,7 +93,7 @@ def test_axe_kuhhandel_table_and_its_replay(browser: Any, server: WebServer) -> 
     try:
         game_id = _practice(tab, server, "Axa", "kuhhandel")
         page.locator(".actions .panel").first.wait_for()
-        page.wait_for_timeout(300)
+        frames(page)
         found = axe_violations(tab, "Kuhhandel table")
         page.goto(f"{server.url}/watch/{game_id}")
         page.locator(".kh-board").wait_for()
@@ -100,7 +109,7 @@ def test_axe_cunegonda_table(browser: Any, server: WebServer) -> None:
     try:
         _practice(tab, server, "Axo", "cunegonda")
         page.locator(".hand-box button").first.wait_for()
-        page.wait_for_timeout(300)
+        frames(page)
         found = axe_violations(tab, "Cunegonda table")
         assert not found, "\n".join(found)
     finally:

@@ -16,7 +16,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import SCREENSHOTS, Tab, WebServer, play_as_registered_bot, run_server
+from browser_helpers import (
+    SCREENSHOTS,
+    Tab,
+    WebServer,
+    frames,
+    play_as_registered_bot,
+    run_server,
+)
 from test_accessibility import axe_violations
 
 from loopback import LOOPBACK
@@ -105,10 +112,10 @@ def _shots(page: Any, panel: Any) -> None:
     size = page.viewport_size
     page.set_viewport_size({"width": 1280, "height": 800})
     panel.locator(".an-graph").scroll_into_view_if_needed()
-    page.wait_for_timeout(150)
+    frames(page)
     page.screenshot(path=str(SCREENSHOTS / "analysis.png"))
     page.set_viewport_size({"width": 390, "height": 844})
-    page.wait_for_timeout(150)
+    frames(page)
     panel.screenshot(path=str(SCREENSHOTS / "analysis-phone.png"))
     wide = page.evaluate("() => document.documentElement.scrollWidth")
     assert wide <= 390, f"the page is {wide} px wide in a 390 px window"

@@ -10,7 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import Tab, WebServer, choose, game_id_of, open_tab, shot, sign_in
+from browser_helpers import (
+    Tab,
+    WebServer,
+    choose,
+    frames,
+    game_id_of,
+    open_tab,
+    shot,
+    sign_in,
+    wait_until,
+)
 
 from cardtable.client import play
 from loopback import LOOPBACK
@@ -113,6 +123,10 @@ def test_the_screenshots_of_the_docs_are_in_the_repository() -> None:
     assert referenced and set(referenced) <= tracked, set(referenced) - tracked
 
 
+def sent_actions(tab: Tab) -> int:
+    return len([m for m in tab.messages(sent=True) if m.get("type") == "action"])
+
+
 def test_phone_sized_table_fits_and_plays_by_keyboard(browser: Any, server: WebServer) -> None:
     phone = open_tab(browser, width=390, height=844)
     try:
@@ -137,14 +151,20 @@ def test_phone_sized_table_fits_and_plays_by_keyboard(browser: Any, server: WebS
             focused = page.evaluate("() => document.activeElement?.closest('.actions') != null")
             where = page.evaluate("() => document.activeElement?.outerHTML.slice(0, 120)")
             assert focused, f"the {kind} decision did not take the focus ({where})"
-            before = len([m for m in phone.messages(sent=True) if m.get("type") == "action"])
+            before = sent_actions(phone)
             amount = panel.locator("input[type=number]")
             if kind == "bid" and amount.count():
                 # the bid field has the focus, empty (Enter alone bids nothing): type and Enter
                 page.keyboard.type(amount.get_attribute("placeholder") or "")
             page.keyboard.press("Enter")
-            page.wait_for_timeout(200)  # the frame goes out asynchronously
-            after = len([m for m in phone.messages(sent=True) if m.get("type") == "action"])
+            wait_until(  # the frame goes out asynchronously
+                page,
+                lambda before=before: sent_actions(phone) > before,
+                seconds=5,
+                what=f"the {kind} answer",
+            )
+            frames(page)  # and nothing more goes out with it
+            after = sent_actions(phone)
             assert after == before + 1, (kind, before, after)
         assert not [m for m in phone.messages() if m.get("type") == "rejected"]
         phone.page.once("dialog", lambda dialog: dialog.accept())

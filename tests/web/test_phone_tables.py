@@ -14,6 +14,7 @@ from browser_helpers import (
     WebServer,
     choose,
     cunegonda_step,
+    frames,
     open_tab,
     play_until_over,
     sign_in,
@@ -55,7 +56,7 @@ def test_the_round_table_reads_on_a_phone(browser: Any, server: WebServer) -> No
         page = tab.page
         play_until_over(tab, cunegonda_step, limit_s=90)
         page.locator(".result table.rounds-table").wait_for()
-        page.wait_for_timeout(300)
+        frames(page)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "cunegonda-rounds-phone.png"), full_page=True)
         cells = page.evaluate(NAME_CELLS)
@@ -81,11 +82,11 @@ def test_the_round_table_reads_on_a_phone(browser: Any, server: WebServer) -> No
         # turned or resized: the last trick, gathered on its winner's card in pixels, is placed
         # again (drawn at 1280 px and kept, it lay 240 px beyond a 390 px page)
         page.set_viewport_size({"width": 1280, "height": 800})
-        page.wait_for_timeout(300)
+        frames(page)  # the page draws again on a resize (a timer of 0 ms)
         off = page.evaluate(GATHERED)
         assert len(off) == 3 and max(off) <= 16, off
         page.set_viewport_size({"width": 390, "height": 844})
-        page.wait_for_timeout(300)
+        frames(page)
         wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert wide <= 0, wide
         assert not tab.errors, tab.errors

@@ -17,7 +17,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import Tab, WebServer, open_tab, run_server
+from browser_helpers import (
+    Tab,
+    WebServer,
+    frames,
+    open_tab,
+    run_server,
+)
 
 from cardtable.client.blocking import play
 from loopback import LOOPBACK
@@ -156,7 +162,7 @@ def test_a_log_scrolled_back_stays_put_while_lines_arrive(
     )
     again = log_count(page)
     wait_for_more_lines(page, again, more=5)
-    page.wait_for_timeout(200)
+    frames(page)  # the newest lines are drawn (and scrolled to) in the same frame
     follows = page.evaluate(
         "(() => { const l = document.querySelector('.log');"
         " return l.scrollTop + l.clientHeight >= l.scrollHeight - 20; })()"

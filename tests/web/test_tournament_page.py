@@ -26,9 +26,10 @@ pytestmark = pytest.mark.timeout(180)
 ADMIN = "page-organiser"
 
 
-@pytest.fixture
-def organised(tmp_path: Path) -> Iterator[WebServer]:
-    with run_server(tmp_path, admin_token=ADMIN) as web:
+@pytest.fixture(scope="module")
+def organised(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    """One server for the module (each test organises its own tournament, its own entrants)."""
+    with run_server(tmp_path_factory.mktemp("organised"), admin_token=ADMIN) as web:
         yield web
 
 

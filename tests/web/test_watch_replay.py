@@ -10,6 +10,7 @@ from browser_helpers import (
     Tab,
     WebServer,
     cunegonda_step,
+    frames,
     kuhhandel_step,
     play_until_over,
     shot,
@@ -71,7 +72,7 @@ def test_spectator_sees_no_private_notes_and_the_replay_steps_through(
             if m.get("type") == "event" and m["event"]["kind"] in PRIVATE_KINDS["kuhhandel"]
         ]
         assert mine, "the person should have received private events by now"
-        spectator.page.wait_for_timeout(500)
+        frames(spectator.page)  # what arrived meanwhile is drawn
         shot(spectator, "spectator")
         dom = spectator.page.locator("main")
         assert dom.locator(".kh-mine").count() == 0
@@ -141,7 +142,7 @@ def test_cunegonda_spectator_sees_no_hand(tab: Tab, browser: Any, server: WebSer
     try:
         spectator.page.locator(".cu-board").wait_for()
         play_until_over(tab, cunegonda_step, limit_s=60, decisions=6)
-        spectator.page.wait_for_timeout(400)
+        frames(spectator.page)  # what arrived meanwhile is drawn
         dom = spectator.page.locator("main")
         assert dom.locator(".hand").count() == 0
         assert dom.locator(".mini-hand").count() == 0

@@ -28,7 +28,7 @@ import ssl
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from cardtable.client import play
+from patience import patience
 from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
 from web.browser_helpers import (
     CHROMIUM,
@@ -89,11 +90,20 @@ def nginx_config(prefix: Path, site: str) -> str:
         f"    {kind}_temp_path {prefix / kind};\n"
         for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     )
+    # what a failing test prints (Stack.logs): each request with what the upstream did with
+    # it (which connection, how long to connect and to the response head, its status)
+    access = (
+        '    log_format upstream \'$msec $remote_addr "$request" $status '
+        "conn=$connection/$connection_requests up=$upstream_addr "
+        "up_status=$upstream_status up_connect=$upstream_connect_time "
+        "up_head=$upstream_header_time took=$request_time';\n"
+        f"    access_log {prefix / 'access.log'} upstream;\n"
+    )
     return (
         f"daemon off;\nmaster_process off;\npid {prefix / 'nginx.pid'};\n"
-        f"error_log {prefix / 'error.log'} warn;\n"
+        f"error_log {prefix / 'error.log'} info;\n"
         "events { worker_connections 512; }\n"
-        f"http {{\n    access_log {prefix / 'access.log'};\n{temp}{site}\n}}\n"
+        f"http {{\n{access}{temp}{site}\n}}\n"
     )
 
 
@@ -103,6 +113,10 @@ class Stack:
     https: str
     http: str
     cert: Path
+    prefix: Path
+
+    def logs(self) -> str:
+        return log_of(self.prefix)
 
     @property
     def wss(self) -> str:
@@ -110,6 +124,16 @@ class Stack:
 
     def tls(self) -> ssl.SSLContext:
         return ssl.create_default_context(cafile=str(self.cert))
+
+
+def log_of(prefix: Path) -> str:
+    """The ends of nginx's error and access logs under ``prefix`` (a failure prints them)."""
+    out = []
+    for name in ("error.log", "access.log"):
+        path = prefix / name
+        text = path.read_text(errors="replace") if path.exists() else "(none)"
+        out.append(f"--- nginx {name} (last 6000 characters) ---\n{text[-6000:]}")
+    return "\n".join(out)
 
 
 @pytest.fixture(scope="module")
@@ -148,24 +172,23 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             stderr=subprocess.PIPE,
         )
         try:
-            end = time.monotonic() + 20
+            end = time.monotonic() + patience(20)
             while True:
                 if proc.poll() is not None:
-                    log = (
-                        (prefix / "error.log").read_text()
-                        if (prefix / "error.log").exists()
-                        else ""
-                    )
                     err = proc.stderr.read().decode() if proc.stderr else ""
-                    raise RuntimeError(f"nginx exited {proc.returncode}: {err}\n{log}")
+                    raise RuntimeError(f"nginx exited {proc.returncode}: {err}\n{log_of(prefix)}")
                 try:
                     socket.create_connection(("127.0.0.1", https_port), timeout=1).close()
                     break
                 except OSError:
-                    assert time.monotonic() < end, "nginx did not listen within 20 s"
+                    assert time.monotonic() < end, f"nginx did not listen\n{log_of(prefix)}"
                     time.sleep(0.05)
             yield Stack(
-                server, f"https://127.0.0.1:{https_port}", f"http://127.0.0.1:{http_port}", cert
+                server,
+                f"https://127.0.0.1:{https_port}",
+                f"http://127.0.0.1:{http_port}",
+                cert,
+                prefix,
             )
         finally:
             proc.terminate()
@@ -174,10 +197,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+            if proc.stderr is not None:
+                proc.stderr.close()
 
 
 def test_a_bot_registers_and_plays_a_ranked_game_through_the_proxy(stack: Stack) -> None:
-    with closing(httpx.Client(verify=stack.tls(), timeout=30)) as client:
+    with closing(httpx.Client(verify=stack.tls(), timeout=patience(30))) as client:
         plain = client.get(f"{stack.http}/api/lobbies", follow_redirects=False)
         assert plain.status_code == 301 and plain.headers["location"].startswith("https://")
         reply = client.post(f"{stack.https}/api/bots", json={"name": "proxied-bot"})
@@ -196,7 +221,7 @@ def test_a_bot_registers_and_plays_a_ranked_game_through_the_proxy(stack: Stack)
             else:
                 os.environ["SSL_CERT_FILE"] = old
 
-    reports = in_thread(ranked_game, timeout=90)
+    reports = in_thread(ranked_game, timeout=patience(90))
     assert len(reports) == 1 and reports[0].decisions > 0, reports
     # a ranked game, finished and stored with the bot's seat
     games = stack.server.get("/api/games?player=proxied-bot&status=finished")
@@ -211,7 +236,8 @@ def test_a_persons_page_plays_through_the_proxy(stack: Stack) -> None:
         pytest.skip("Debian's Chromium is missing (apt-get install -y chromium)")
     # a person signs up over https: the proxy's X-Forwarded-Proto makes the cookie Secure and
     # the page's https Origin this server's
-    with closing(httpx.Client(base_url=stack.https, verify=stack.tls(), timeout=30)) as client:
+    tls = stack.tls()
+    with closing(httpx.Client(base_url=stack.https, verify=tls, timeout=patience(30))) as client:
         csrf = client.get("/api/account").json()["csrf_token"]
         client.headers.update({"X-CSRF-Token": csrf, "Origin": stack.https})
         reply = client.post("/api/account/signup", json={"name": "Pia", "password": "via nginx"})
@@ -242,13 +268,29 @@ def test_a_persons_page_plays_through_the_proxy(stack: Stack) -> None:
             browser.close()
 
 
+@contextmanager
+def nginx_told(stack: Stack, what: str) -> Iterator[None]:
+    """A network failure inside says what was tried, with nginx's logs (a proxy that never
+    answered says why only there)."""
+    try:
+        yield
+    except (OSError, TimeoutError) as exc:
+        raise AssertionError(f"{what}: {exc!r}\n{stack.logs()}") from exc
+
+
 def hello_through_proxy(stack: Stack, source: str, name: str, token: str) -> str:
     """The error code (or ``welcome``) a bot hello gets through the proxy from ``source``."""
-    with connect(
-        f"{stack.wss}/ws", ssl=stack.tls(), source_address=(source, 0), open_timeout=10
-    ) as ws:
+    with (
+        nginx_told(stack, f"a hello as {name!r} from {source}"),
+        connect(
+            f"{stack.wss}/ws",
+            ssl=stack.tls(),
+            source_address=(source, 0),
+            open_timeout=patience(10),
+        ) as ws,
+    ):
         ws.send(json.dumps({"type": "hello", "protocol": 1, "bot": name, "token": token}))
-        reply = json.loads(ws.recv(timeout=10))
+        reply = json.loads(ws.recv(timeout=patience(10)))
     return str(reply.get("code") or reply["type"])
 
 
@@ -256,11 +298,14 @@ def kh_through_proxy(stack: Stack, source: str, name: str, token: str) -> int:
     """The status of a Kuh-Handel handshake through the proxy from ``source`` (101: open)."""
     query = f"player_id={name}&token={token}&raise_faulty_action_warning=true"
     url = f"{stack.wss}/kuh-handel/server_bot_game?{query}"
-    try:
-        connect(url, ssl=stack.tls(), source_address=(source, 0), open_timeout=10).close()
-    except InvalidStatus as refused:
-        assert refused.response is not None
-        return int(refused.response.status_code)
+    with nginx_told(stack, f"a Kuh-Handel handshake as {name!r} from {source}"):
+        try:
+            connect(
+                url, ssl=stack.tls(), source_address=(source, 0), open_timeout=patience(10)
+            ).close()
+        except InvalidStatus as refused:
+            assert refused.response is not None
+            return int(refused.response.status_code)
     return 101
 
 
@@ -273,7 +318,7 @@ def test_the_throttles_see_each_clients_own_address_through_the_proxy(stack: Sta
     assert hello_through_proxy(stack, "127.0.0.2", "n9", "W" * 43) == "throttled"
     assert hello_through_proxy(stack, "127.0.0.3", "n9", "W" * 43) == "bad_token"
     # the Kuh-Handel endpoint, a WebSocket through the proxy too
-    with closing(httpx.Client(verify=stack.tls(), timeout=30)) as client:
+    with closing(httpx.Client(verify=stack.tls(), timeout=patience(30))) as client:
         reply = client.post(
             f"{stack.https}/kuh-handel/register", params={"player_id": "kh-prox", "token": "s3"}
         )

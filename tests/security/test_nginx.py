@@ -39,6 +39,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from cardtable.client import play
+from cardtable.server.limits import uvicorn_config
 from patience import patience
 from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
 from web.browser_helpers import (
@@ -199,6 +200,57 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
                 proc.wait(timeout=10)
             if proc.stderr is not None:
                 proc.stderr.close()
+
+
+def tcp_states(port: int) -> dict[tuple[int, int], str]:
+    """The loopback TCP sockets that have ``port`` at one end (``/proc/net/tcp``): (local port,
+    remote port) -> state (``01`` established, ``06`` time-wait, ...)."""
+    out = {}
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote, state = (int(fields[1].split(":")[1], 16), int(fields[2].split(":")[1], 16),
+                                fields[3])  # fmt: skip
+        if port in (local, remote):
+            out[(local, remote)] = state
+    return out
+
+
+def test_the_proxy_drops_an_idle_upstream_connection_before_the_app_does(stack: Stack) -> None:
+    """Race: nginx keeps its connections to the app open between requests (``keepalive``), and
+    the app closes an idle one after uvicorn's ``timeout_keep_alive``. Were nginx to keep them
+    longer (its default: 60 s), a request it sends on one just as the app closes it meets a
+    closed socket ("upstream prematurely closed connection"), which nginx retries only for an
+    idempotent request: a POST gets 502. So the proxy must be the one that closes: each of the
+    upstream connections these requests used ends in TIME-WAIT on nginx's side (the side that
+    closed first), none on the app's."""
+    app_port = stack.server.port
+    # the app's idle limit on a kept connection (what `cardtable serve` runs with)
+    keep_alive = uvicorn_config(object(), stack.server.settings).timeout_keep_alive
+    before = {ends for ends, state in tcp_states(app_port).items() if state == "01"}
+    with closing(httpx.Client(verify=stack.tls(), timeout=patience(30))) as client:
+        for _ in range(3):
+            assert client.get(f"{stack.https}/api/lobbies").status_code == 200
+    # nginx's ends of the kept connections: established, its own port first, the app's second
+    kept = {
+        ends[0]
+        for ends, state in tcp_states(app_port).items()
+        if state == "01" and ends[1] == app_port and ends not in before
+    }
+    assert kept, tcp_states(app_port)
+    # wait until each has closed on both sides: TIME-WAIT stays with the side that closed first
+    end = time.monotonic() + patience(keep_alive + 10)
+    while True:
+        states = tcp_states(app_port)
+        by_proxy = {p for p in kept if states.get((p, app_port)) == "06"}
+        by_app = {p for p in kept if states.get((app_port, p)) == "06"}
+        if by_proxy | by_app == kept:
+            break
+        assert time.monotonic() < end, f"not closed after {keep_alive + 10} s: {states}"
+        time.sleep(0.1)
+    assert by_proxy == kept, f"the app closed {sorted(by_app)} of {sorted(kept)} first"
+    # and the documented site says so, below the app's limit
+    idle = re.search(r"upstream cardtable \{[^}]*keepalive_timeout (\d+)s;", SITE.read_text())
+    assert idle is not None and int(idle.group(1)) < keep_alive, "keepalive_timeout in upstream"
 
 
 def test_a_bot_registers_and_plays_a_ranked_game_through_the_proxy(stack: Stack) -> None:

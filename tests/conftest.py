@@ -11,6 +11,10 @@ It also keeps the suite's cost visible and its wall time short:
 - with ``--durations`` (``make test`` asks for the 25 slowest), the summary adds the time spent
   per top test folder (set-up, call and tear-down of every test, summed over pytest-xdist's
   workers, so the folders' sum exceeds the wall time on 2 workers);
+- it counts the descriptors a test worker holds after each test (``/proc/self/fd``) and names,
+  with ``--durations``, the most a worker held and the tests after which the count grew most: a
+  leak (a socket, a pipe, a server left open) shows where it starts, before a worker reaches
+  1,024 and ``select`` or a child's limits fail somewhere unrelated;
 - the longest test files start first (``tests/durations.json``: seconds per file, measured), so
   that on 2 workers the run does not end on one worker finishing a long file while the other
   waits. The browser tests come first as one block (each worker starts its Chromium once: the
@@ -54,6 +58,31 @@ BROWSER_FOLDER = "tests/web"
 FOLDER_SECONDS: dict[str, float] = defaultdict(float)
 FOLDER_TESTS: dict[str, int] = defaultdict(int)
 FILE_SECONDS: dict[str, float] = defaultdict(float)
+#: descriptors open in each worker after its last test, the most seen (count, worker, test)
+#: and the growth after each test (growth, worker, test)
+WORKER_FDS: dict[str, int] = {}
+MOST_FDS: list[tuple[int, str, str]] = []
+FD_GROWTH: list[tuple[int, str, str]] = []
+
+
+def open_descriptors() -> int | None:
+    """How many descriptors this process holds now (Linux), else ``None``."""
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """The tear-down report carries the descriptors this process holds after the test (read by
+    the controller: pytest-xdist sends the reports there)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "teardown":
+        count = open_descriptors()
+        if count is not None:
+            report.user_properties = [*report.user_properties, ("open_fds", count)]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -119,6 +148,15 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     FILE_SECONDS[file_of(report.nodeid)] += report.duration
     if report.when == "call" or (report.when == "setup" and report.skipped):
         FOLDER_TESTS[folder] += 1
+    count = dict(report.user_properties).get("open_fds") if report.when == "teardown" else None
+    if isinstance(count, int):
+        node = getattr(report, "node", None)  # the xdist worker that ran it
+        worker = str(getattr(getattr(node, "gateway", None), "id", "main"))
+        before = WORKER_FDS.get(worker)
+        WORKER_FDS[worker] = count
+        MOST_FDS[:] = sorted([*MOST_FDS, (count, worker, report.nodeid)], reverse=True)[:1]
+        if before is not None and count > before:
+            FD_GROWTH.append((count - before, worker, report.nodeid))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -144,3 +182,9 @@ def pytest_terminal_summary(
             f"{seconds:9.1f} s {share:5.1f} %  {FOLDER_TESTS[folder]:5d} tests  {folder}"
         )
     terminalreporter.write_line(f"{total:9.1f} s  in all")
+    if MOST_FDS:
+        count, worker, nodeid = MOST_FDS[0]
+        terminalreporter.write_sep("=", "open descriptors of the test workers (/proc/self/fd)")
+        terminalreporter.write_line(f"most: {count} in {worker}, after {nodeid}")
+        for growth, worker, nodeid in sorted(FD_GROWTH, reverse=True)[:5]:
+            terminalreporter.write_line(f"  +{growth:4d} in {worker} after {nodeid}")

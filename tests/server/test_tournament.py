@@ -368,6 +368,46 @@ def test_signup_until_a_start_time_then_cancel(server: RunningServer) -> None:
     assert again.status_code == 409  # a cancelled tournament stays cancelled
 
 
+def test_the_organiser_starts_a_signup_early_once_the_field_is_in(server: RunningServer) -> None:
+    """``start`` closes a sign-up before ``signup_until`` (an hour away here): the bots that
+    joined are the field and play starts at once; only the organiser may, only once."""
+    import datetime as dt
+
+    names = [f"st{i}" for i in range(3)]
+    tokens = {n: server.register(n) for n in names}
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
+    tid = organise(
+        server,
+        name="early",
+        seats=3,
+        signup_until=later.isoformat(),
+        rules="classic",
+        deals=1,
+        quiet_ms=40,
+    )["id"]
+
+    def start(token: str = ADMIN) -> Any:
+        return LOOPBACK.post(
+            f"{server.http}/api/tournaments/{tid}/start",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+
+    assert start("not-the-organiser").status_code == 401
+    assert server.get(f"/api/tournaments/{tid}")["status"] == "signup"
+    bots = [enter(server, n, tokens[n], tid, bot="random") for n in names]
+    server.wait_for(f"/api/tournaments/{tid}", lambda d: len(d["entrants"]) == 3, timeout=30)
+    r = start()
+    assert r.status_code == 200 and r.json()["status"] == "running", r.text
+    info = server.wait_for(f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", 60)
+    assert {e["name"] for e in info["entrants"]} == set(names)
+    assert info["games"]["done"] == 3  # one line-up of three, three seat rotations
+    assert start().status_code == 409  # started (and finished) already
+    for thread, outcome in bots:
+        thread.join(timeout=60)
+        assert outcome.get("error") == "tournament_over", outcome
+
+
 def test_a_shutdown_settles_the_games_it_cuts_off(tmp_path: Path) -> None:
     """A server stopped mid-tournament settles the rows of the tables it stops before it closes
     its database: none is left ``running`` for the next start to find."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 HELP = (
-    "organise a tournament on a server: create, status, pause, resume, cancel, archive; "
+    "organise a tournament on a server: create, status, start, pause, resume, cancel, archive; "
     "ban, suspend, disqualify, reinstate an entrant"
 )
 #: The organiser's sanctions on an entrant (server/organiser.py, docs/competitions.md §6).
@@ -64,6 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             "a summary: games done of planned, standings, entrants' presence and sanctions "
             "(--json: the API's JSON)",
         ),
+        ("start", "close the sign-up now (before signup_until): play starts"),
         ("pause", "stop scheduling new games (running ones finish)"),
         ("resume", "schedule again"),
         ("cancel", "end it: planned games are not played"),
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
                 path = f"/api/tournaments/{args.id}/entrants/{args.entrant}/{args.action}"
                 entrant = _ok(http.post(path, json=body))["entrant"]
                 print(f"{entrant['name']}: {_sanction_text(entrant)}")
-            elif args.action in ("pause", "resume", "cancel"):
+            elif args.action in ("start", "pause", "resume", "cancel"):
                 data = _ok(http.post(f"/api/tournaments/{args.id}/{args.action}"))
                 print(data["status"])
             else:

@@ -117,7 +117,9 @@ async def sanction(
     return {"id": tid, "action": action, "entrant": entrant}
 
 
-@router.post("/api/tournaments/{tid}/{action}", summary="pause, resume or cancel (organiser)")
+@router.post(
+    "/api/tournaments/{tid}/{action}", summary="start (end the sign-up), pause, resume or cancel"
+)
 async def act(tid: str, action: str, request: Request) -> dict[str, Any]:
     require_organiser(request)
     db = _db(request)

@@ -371,6 +371,22 @@ class TournamentStore:
             self._start(conn, tid, spec)
             return True
 
+    def start_now(self, tid: str) -> str:
+        """Close the sign-up of ``tid`` before ``signup_until`` (the organiser: the field is
+        complete); play starts as it would at that time (a field too small cancels it). Returns
+        the new status."""
+        with self.engine.begin() as conn:
+            row = conn.execute(select(tournaments).where(tournaments.c.id == tid)).first()
+            if row is None:
+                raise TournamentError(404, f"no tournament {tid!r}")
+            if row.status != "signup":
+                raise TournamentError(409, f"tournament {tid} is {row.status}: cannot start")
+            self._start(conn, tid, TournamentSpec.model_validate_json(row.config_json))
+            status = conn.execute(
+                select(tournaments.c.status).where(tournaments.c.id == tid)
+            ).scalar_one()
+        return str(status)
+
     def enter(self, tid: str, name: str, player_id: int) -> int:
         """Sign ``name`` up (idempotent); returns its position. Raises TournamentError."""
         with self.engine.begin() as conn:
@@ -450,7 +466,10 @@ class TournamentStore:
         return [str(r.id) for r in rows]
 
     def set_status(self, tid: str, action: str) -> str:
-        """``pause``, ``resume``, ``cancel`` or ``archive`` (freeze); returns the new status."""
+        """``start`` (close the sign-up now), ``pause``, ``resume`` or ``cancel``; returns the
+        new status."""
+        if action == "start":
+            return self.start_now(tid)
         moves = {
             "pause": ({"running"}, "paused"),
             "resume": ({"paused"}, "running"),

@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 
 from cardtable.arena.plan import Entry, TournamentPlan
-from cardtable.client import ServerError, play
+from cardtable.client import Backoff, ServerError, play
 from cardtable.core import Record, verify
 from cardtable.server.store import Store
 from cardtable.server.tournaments import TournamentStore
 from loopback import LOOPBACK
+from patience import patience
 from server import wire
 from server.wire import RunningServer, db_url, fast_settings, running_server
 
@@ -413,16 +414,25 @@ def test_a_shutdown_settles_the_games_it_cuts_off(tmp_path: Path) -> None:
     its database: none is left ``running`` for the next start to find."""
     url = db_url(tmp_path)
     names = [f"sd{i}" for i in range(3)]
+    # the bots give up soon after their server is gone: left retrying (60 s by default) their
+    # threads, event loops and sockets outlived the test in the worker (+13 descriptors)
+    quick = Backoff(first=0.05, most=0.2, give_up_after=1.0, attempts=3)
     with running_server(fast_settings(url, admin_token=ADMIN, deadline_ms=2000)) as server:
         tokens = {n: server.register(n) for n in names}
         t = organise(server, name="cut", seats=3, entrants=names, rules="classic", seed=5)
-        for n in names:
-            enter(server, n, tokens[n], t["id"], bot="random")
+        bots = [enter(server, n, tokens[n], t["id"], bot="random", backoff=quick) for n in names]
         server.wait_for(
             f"/api/tournaments/{t['id']}",
             lambda d: d["games"]["done"] >= 1 and d["games"]["running"] >= 1,
             timeout=60,
         )
-    rows = TournamentStore(Store(url)).games_list(t["id"])
+    store = Store(url)
+    try:
+        rows = TournamentStore(store).games_list(t["id"])
+    finally:
+        store.close()
     assert rows and not [r for r in rows if r["state"] == "running"], rows
     assert [r for r in rows if r["state"] == "done"]
+    for thread, _ in bots:
+        thread.join(timeout=patience(30))
+        assert not thread.is_alive(), "a bot still runs after its server stopped"

@@ -40,9 +40,6 @@ documents for masked actions, so they stay (``tests/rl/test_pettingzoo_api.py``)
 from __future__ import annotations
 
 import random
-import sys
-from collections.abc import Iterator
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -104,7 +101,6 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.reward_scheme = reward
         self.reward_scale = reward_scale or DEFAULT_SCALE.get(game, 1.0)
         self.render_mode = render_mode
-        self._human = render_mode == "human"  # (read at every step)
         name = getattr(self.table.rules, "name", None) or f"{self.table.rules.rounds}-rounds"
         self.metadata = {**self.metadata, "name": f"cardtable_{game}_{name}"}
         n = self.table.seats
@@ -117,7 +113,6 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         }
         self._seeds = random.Random()
         self._rendered = 0
-        self._over = False
         self.agents: list[str] = []
 
     @property
@@ -151,47 +146,20 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.table.seat]
         self._rendered = 0
-        self._over = False  # until the game ends every agent is live and every reward 0
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return _owned(self.table.encode(self._index[agent]))
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        # AECEnv.last, without the extra call through observe(): it runs on every step.
-        agent = self.agent_selection
-        if not self._over:  # the game goes on: the agent is the seat choosing, no reward yet
-            if not observe:
-                return None, 0.0, False, False, self.infos[agent]
-            obs = self.table.encode(self.table.seat)
-            return _owned(obs), 0.0, False, False, self.infos[agent]
-        return (
-            self.observe(agent) if observe else None,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
-
-    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
-        """The agent to act, until every agent is done (as :meth:`AECEnv.agent_iter`, a
-        generator: it runs on every step)."""
-        for _ in repeat(None, min(max_iter, sys.maxsize)):  # (no big-int count to step down)
-            if not self.agents:
-                return
-            yield self.agent_selection
+        return self.table.encode(self._index[agent])
 
     def action_mask(self) -> np.ndarray:
         """The mask of the agent choosing now (the same as in its observation), a fresh array."""
-        return np.array(self.table.mask(), dtype=np.int8)
+        return self.table.mask()
 
     def step(self, action: Any) -> None:
-        if self._over:
-            agent = self.agent_selection
-            if self.terminations[agent] or self.truncations[agent]:
-                self._was_dead_step(action)
-                return
-            self._cumulative_rewards[agent] = 0.0
-        # While the game goes on every cumulative reward is 0 already: nothing to reset.
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
         table = self.table
         if self.illegal_action != "raise" and not _allowed(table.mask(), action):
             if self.illegal_action == "penalize":
@@ -204,12 +172,11 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             self.agent_selection = self.possible_agents[seat]
         else:
             self._finish()
-        if self._human:
+        if self.render_mode == "human":
             self.render()
 
     def _penalize(self) -> None:
         """The agent choosing chose an index its mask does not allow: the game ends here."""
-        self._over = True
         culprit = self.agent_selection
         for agent in self.possible_agents:
             self.rewards[agent] = self.illegal_reward if agent == culprit else 0.0
@@ -220,7 +187,6 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
 
     def _finish(self) -> None:
-        self._over = True
         if self.table.cut:  # max_steps: truncated, the engine game unfinished, no reward
             for agent in self.possible_agents:
                 self.rewards[agent] = 0.0
@@ -261,14 +227,6 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         pass
-
-
-def _owned(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The observation as fresh arrays the caller owns (the codec's may be shared)."""
-    return {
-        "observation": np.array(obs["observation"], dtype=np.float32),
-        "action_mask": np.array(obs["action_mask"], dtype=np.int8),
-    }
 
 
 def _allowed(mask: np.ndarray, action: Any) -> bool:

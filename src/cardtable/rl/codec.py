@@ -15,8 +15,7 @@ What a caller can rely on:
   tests in ``tests/rl`` check this on random states).
 - A codec reads only the observation the engine gives the seat and the request addressed to it,
   never the game state, so an agent built on it (:mod:`cardtable.rl.policy`) plays the same way in
-  the arena and over the network. (An environment may instead let the codec :meth:`Codec.follow`
-  the events the seat sees, which gives the same vector without building an observation.)
+  the arena and over the network.
 """
 
 from __future__ import annotations
@@ -72,22 +71,6 @@ class Wait:
 WAIT = Wait()
 
 
-#: ``ndarray.setflags`` itself: ``set_flags(a, False)`` makes ``a`` read-only. Called with the
-#: flag as a positional argument, which costs a third of the keyword form (NumPy's stubs know
-#: only the keyword form, hence ``Any``).
-set_flags: Any = np.ndarray.setflags
-
-
-def read_only_mask(size: int, allowed: Any) -> np.ndarray:
-    """A new ``int8`` mask of ``size`` with 1 at the ``allowed`` indices, made read-only (it is
-    kept and handed out many times: nobody may change it)."""
-    m = np.zeros(size, dtype=np.int8)
-    for i in allowed:  # a few indices: one by one costs less than indexing with a list
-        m[i] = 1
-    set_flags(m, False)
-    return m
-
-
 class Draft:
     """The partial answer of the seat that is choosing (reset for every new request)."""
 
@@ -108,19 +91,6 @@ class Draft:
     def started(self) -> bool:
         return self.count > 0 or self.base >= 0
 
-    def renew(self, request: Request) -> None:
-        """Start afresh for ``request`` (as a new draft of the same size): the environments keep
-        one draft per table instead of allocating one per request."""
-        self.request = request
-        self.options = None
-        self.available = None
-        if self.count:
-            self.chosen = [0] * len(self.chosen)
-            self.total = 0
-            self.count = 0
-            self.limit = len(self.chosen) - 1
-        self.base = -1
-
 
 class Codec(ABC):
     """Encoding and decoding for one game, one rule set and one seat count."""
@@ -130,18 +100,6 @@ class Codec(ABC):
     obs_size: int
     #: ``action_names[i]`` says in words what index ``i`` means (for docs and debugging).
     action_names: list[str]
-
-    #: Request kinds whose options, mask and actions need nothing of the observation (only the
-    #: request): the table then does not build one to answer them.
-    blind_kinds: ClassVar[frozenset[str]] = frozenset()
-    #: Whether :meth:`follow` can give vectors (else the table never asks).
-    follows: ClassVar[bool] = False
-    #: Whether the draft of every request has the same shape, so that an environment may
-    #: :meth:`Draft.renew` one draft instead of asking :meth:`new_draft` for each request.
-    renews_drafts: ClassVar[bool] = False
-
-    def __init__(self) -> None:
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}
 
     @abstractmethod
     def new_draft(self, request: Request | None) -> Draft:
@@ -180,20 +138,6 @@ class Codec(ABC):
         what is reachable). Useful to learn from recorded or bot games (behaviour cloning).
         """
 
-    def follow(
-        self, game: Any, seat: int, request: Request | None, draft: Draft | None
-    ) -> np.ndarray | None:
-        """The vector of ``seat`` now, kept up to date from the events the seat sees since its
-        last one (cheaper than building the engine's observation), or ``None`` when this codec
-        cannot follow the game from where it is: then the caller encodes the observation.
-        Always equal to :meth:`encode` of ``game.observe(seat)``."""
-        return None
-
-    def stand_in(self, game: Any, seat: int) -> Any | None:
-        """What :meth:`options`, :meth:`choose` and :meth:`mask` may read for ``seat`` now in
-        place of its observation (kept up by :meth:`follow`), or ``None``: the observation."""
-        return None
-
     # ------------------------------------------------------------------ generic
     def allowed(
         self, obs: Any, request: Request, draft: Draft, *, wait: bool = False
@@ -209,22 +153,9 @@ class Codec(ABC):
     ) -> np.ndarray:
         """The ``int8`` mask: 1 exactly for the indices :meth:`choose` accepts (a new array
         the caller may keep or change)."""
-        if request is None or draft is None:
-            return np.zeros(self.n_actions, dtype=np.int8)
-        return self.shared_mask(obs, request, draft, wait).copy()
-
-    def shared_mask(self, obs: Any, request: Request, draft: Draft, wait: bool) -> np.ndarray:
-        """The mask of :meth:`mask` as an array that may be shared between calls and is never
-        changed afterwards (read-only where it is kept: the environments hand it out as is)."""
-        key = tuple(self.allowed(obs, request, draft, wait=wait))
-        # Few distinct masks occur (a menu, the notes of a wallet, legal cards): one per set of
-        # allowed indices, kept read-only, is cheaper than filling a new one index by index.
-        masks = self._masks
-        m = masks.get(key)
-        if m is None:
-            if len(masks) > 4096:
-                masks.clear()
-            m = masks[key] = read_only_mask(self.n_actions, key)
+        m = np.zeros(self.n_actions, dtype=np.int8)
+        if request is not None and draft is not None:
+            m[list(self.allowed(obs, request, draft, wait=wait))] = 1
         return m
 
     def choose(
@@ -232,9 +163,7 @@ class Codec(ABC):
     ) -> Any:
         """The engine action for ``index``, or ``None`` when the answer needs more steps, or
         :data:`WAIT`. Raises :class:`ValueError` for an index the mask does not allow."""
-        opts = draft.options
-        if opts is None:
-            opts = draft.options = self.options(obs, request, draft, wait=wait)
+        opts = self.allowed(obs, request, draft, wait=wait)
         try:
             value = opts[index]
         except (KeyError, TypeError):
@@ -242,11 +171,10 @@ class Codec(ABC):
             raise ValueError(
                 f"action {index!r} is not allowed now ({request.kind}); allowed: {names}"
             ) from None
-        kind = type(value)
-        if kind is Step:
+        if isinstance(value, Step):
             self.advance(draft, value, request)
             draft.options = None
             return None
-        if kind is Build:
+        if isinstance(value, Build):
             return self.build(obs, request, draft, value)
         return value

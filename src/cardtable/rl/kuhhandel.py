@@ -165,12 +165,8 @@ class KuhhandelCodec(Codec):
     """The action space and observation encoding for one rule set and seat count."""
 
     game = "kuhhandel"
-    # Options, choices and answers read only the request and the draft.
-    blind_kinds = frozenset(KINDS)
-    renews_drafts = True
 
     def __init__(self, rules: RuleSet, seats: int, *, overbid: bool = False) -> None:
-        super().__init__()
         self.rules = rules
         self.seats = seats
         self.overbid = overbid

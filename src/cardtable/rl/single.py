@@ -200,12 +200,11 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         return ref  # type: ignore[no-any-return]
 
     def _observe(self) -> dict[str, np.ndarray]:
-        """The learner's observation as fresh arrays the caller owns."""
-        enc = self.table.encode(self.seat)
-        mask = np.array(enc["action_mask"], dtype=np.int8)
+        """The learner's observation (new arrays, the caller's own)."""
+        obs = self.table.encode(self.seat)
         if self.table.seat < 0:
-            mask[0] = 1  # the game is over: a no-op index (see the module docstring)
-        return {"observation": np.array(enc["observation"], dtype=np.float32), "action_mask": mask}
+            obs["action_mask"][0] = 1  # the game is over: a no-op index (module docstring)
+        return obs
 
     def _allowed(self, action: Any) -> bool:
         try:
@@ -219,7 +218,6 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
 
     def _play_bots(self) -> None:
         table = self.table
-        game = table.game
         while table.seat >= 0 and table.seat != self.seat:
             self._deliver()
             seat = table.seat
@@ -228,9 +226,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             assert request is not None
             obs = table.observation(seat) if getattr(bot, "wants_observation", True) else None
             table.apply(seat, bot.act(obs, request))
-        if self._listeners:
-            self._deliver()
-        del game
+        self._deliver()
 
     def _deliver(self) -> None:
         if not self._listeners:

@@ -119,84 +119,248 @@ def export(model: Any, venv: Any, rules: list[str], seats: int) -> dict[str, np.
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", required=True, type=pathlib.Path)
-    parser.add_argument("--seats", type=int, default=4)
-    parser.add_argument("--rules", default="classic,competition")
-    parser.add_argument("--minutes", type=float, default=20.0)
-    parser.add_argument("--chunk", type=int, default=16384, help="steps between checkpoints")
-    parser.add_argument("--envs", type=int, default=1)
-    parser.add_argument("--p-heuristic", type=float, default=0.5)
-    parser.add_argument("--p-self", type=float, default=0.3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--reward", default="rank", help="rank, score or win")
-    parser.add_argument("--gamma", type=float, default=0.998)
-    args = parser.parse_args(argv)
+#: Steps of one rollout (all envs together) between two updates: ``n_steps × envs``. Kept when
+#: the number of envs changes (``--n-steps`` defaults to ``ROLLOUT // envs``).
+ROLLOUT = 2048
+#: Environments stepped together in one process (SB3's ``DummyVecEnv``): the policy answers all
+#: of them in one forward pass, which is where most of a step's CPU goes.
+ENVS = 8
 
+#: Named settings (``--preset``); any option given on the command line wins.
+PRESETS: dict[str, dict[str, Any]] = {
+    # The shipped ``learned`` bot: classic, 4 seats, three heuristic opponents, score reward.
+    "learned": {
+        "seats": 4,
+        "rules": "classic",
+        "p_heuristic": 1.0,
+        "p_self": 0.0,
+        "reward": "score",
+        "gamma": 1.0,
+        "chunk": 8192,
+        "seed": 2,
+        "steps": 286_720,
+    },
+}
+DEFAULTS: dict[str, Any] = {
+    "seats": 4,
+    "rules": "classic,competition",
+    "p_heuristic": 0.5,
+    "p_self": 0.3,
+    "reward": "rank",
+    "gamma": 0.998,
+    "chunk": 16384,
+    "seed": 0,
+    "steps": None,
+}
+
+
+def _timed_venv(base: Any) -> Any:
+    """``base`` (an SB3 ``VecEnv``) wrapped so that it counts the CPU seconds spent in the
+    environments: stepping (the learner's step, the opponents' turns, encoding), resets and
+    the action masks MaskablePPO asks for. ``cpu`` holds the sum."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class Timed(VecEnvWrapper):  # type: ignore[misc]
+        def __init__(self, venv: Any) -> None:
+            super().__init__(venv)
+            self.cpu = 0.0
+
+        def reset(self) -> Any:
+            t = time.process_time()
+            obs = self.venv.reset()
+            self.cpu += time.process_time() - t
+            return obs
+
+        def step_async(self, actions: Any) -> None:
+            self.venv.step_async(actions)
+
+        def step_wait(self) -> Any:
+            t = time.process_time()
+            out = self.venv.step_wait()
+            self.cpu += time.process_time() - t
+            return out
+
+        def env_method(self, name: str, *args: Any, indices: Any = None, **kw: Any) -> Any:
+            t = time.process_time()
+            out = self.venv.env_method(name, *args, indices=indices, **kw)
+            self.cpu += time.process_time() - t
+            return out
+
+    return Timed(base)
+
+
+def build(
+    settings: dict[str, Any], envs: int, n_steps: int, out: pathlib.Path | None = None
+) -> tuple[Any, Any, Any]:
+    """The MaskablePPO model, its ``VecNormalize`` and the timing wrapper (see
+    :func:`_timed_venv`) for ``settings`` (a preset's keys), with ``envs`` environments of
+    ``n_steps`` each per rollout; loaded from ``out`` where a run left a model there."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
     torch.set_num_threads(1)
-    out: pathlib.Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    rules = args.rules.split(",")
+    rules = settings["rules"].split(",")
 
     def make(i: int) -> Any:
         return lambda: Monitor(
             FlatSeatEnv(
-                rules, args.seats, args.p_heuristic, args.p_self, args.seed + i, args.reward
+                rules,
+                settings["seats"],
+                settings["p_heuristic"],
+                settings["p_self"],
+                settings["seed"] + i,
+                settings["reward"],
             )
         )
 
-    venv: Any = DummyVecEnv([make(i) for i in range(args.envs)])
-    if (out / "model.zip").exists():
-        venv = VecNormalize.load(str(out / "vecnormalize.pkl"), venv)
+    timed = _timed_venv(DummyVecEnv([make(i) for i in range(envs)]))
+    venv: Any
+    if out is not None and (out / "model.zip").exists():
+        venv = VecNormalize.load(str(out / "vecnormalize.pkl"), timed)
         model = MaskablePPO.load(str(out / "model.zip"), env=venv, device="cpu")
-        chunk = len(list(out.glob("chunk-*.npz")))
-    else:
-        venv = VecNormalize(venv, norm_obs=True, norm_reward=False, clip_obs=10.0, gamma=1.0)
-        model = MaskablePPO(
-            "MlpPolicy",
-            venv,
-            learning_rate=3e-4,
-            n_steps=2048,
-            batch_size=256,
-            n_epochs=5,
-            gamma=args.gamma,
-            gae_lambda=0.95,
-            ent_coef=0.01,
-            policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}},
-            seed=args.seed,
-            device="cpu",
-            verbose=0,
-        )
-        chunk = 0
+        return model, venv, timed
+    venv = VecNormalize(timed, norm_obs=True, norm_reward=False, clip_obs=10.0, gamma=1.0)
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=3e-4,
+        n_steps=n_steps,
+        batch_size=256,
+        n_epochs=5,
+        gamma=settings["gamma"],
+        gae_lambda=0.95,
+        ent_coef=0.01,
+        policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}},
+        seed=settings["seed"],
+        device="cpu",
+        verbose=0,
+    )
+    return model, venv, timed
+
+
+def settings_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The preset's settings, then the options given, then the defaults."""
+    preset = PRESETS[args.preset] if args.preset else {}
+    return {
+        key: getattr(args, key) if getattr(args, key) is not None else preset.get(key, default)
+        for key, default in DEFAULTS.items()
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, type=pathlib.Path)
+    parser.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default=None,
+        help="named settings (learned: the shipped bot's recipe); options given win",
+    )
+    parser.add_argument("--seats", type=int, default=None)
+    parser.add_argument("--rules", default=None, help="comma-separated presets")
+    parser.add_argument("--minutes", type=float, default=None, help="wall-clock bound")
+    parser.add_argument("--cpu-minutes", type=float, default=None, help="CPU-time bound")
+    parser.add_argument("--steps", type=int, default=None, help="learner steps in all")
+    parser.add_argument("--chunk", type=int, default=None, help="steps between checkpoints")
+    parser.add_argument(
+        "--envs", type=int, default=ENVS, help=f"environments stepped together ({ENVS})"
+    )
+    parser.add_argument(
+        "--n-steps", type=int, default=None, help=f"steps per env per rollout ({ROLLOUT} / envs)"
+    )
+    parser.add_argument("--p-heuristic", type=float, default=None)
+    parser.add_argument("--p-self", type=float, default=None)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--reward", default=None, help="rank, score or win")
+    parser.add_argument("--gamma", type=float, default=None)
+    args = parser.parse_args(argv)
+    settings = settings_of(args)
+    if args.envs < 1:
+        parser.error("--envs must be at least 1")
+    n_steps = args.n_steps or max(1, ROLLOUT // args.envs)
+    if args.minutes is None and args.cpu_minutes is None and settings["steps"] is None:
+        args.minutes = 20.0
+
+    out: pathlib.Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    rules = settings["rules"].split(",")
+    model, venv, timed = build(settings, args.envs, n_steps, out)
+    chunk = len(list(out.glob("chunk-*.npz")))
+    cpu_file = out / "cpu-seconds"
+    cpu_before = float(cpu_file.read_text()) if cpu_file.exists() else 0.0
     snapshots = [dict(np.load(p)) for p in sorted(out.glob("chunk-*.npz"))[-5:]]
     venv.env_method("set_snapshots", snapshots)
-    deadline = time.monotonic() + 60 * args.minutes
+    wall_end = time.monotonic() + 60 * args.minutes if args.minutes is not None else None
+    cpu0 = time.process_time()
+
+    def more() -> bool:
+        if wall_end is not None and time.monotonic() >= wall_end:
+            return False
+        if args.cpu_minutes is not None and time.process_time() - cpu0 >= 60 * args.cpu_minutes:
+            return False
+        return settings["steps"] is None or model.num_timesteps < settings["steps"]
+
     with (out / "log.txt").open("a") as log:
-        while time.monotonic() < deadline:
-            t0 = time.monotonic()
-            model.learn(args.chunk, reset_num_timesteps=False)
+        while more():
+            t0, c0, e0 = time.monotonic(), time.process_time(), timed.cpu
+            size = settings["chunk"]
+            if settings["steps"] is not None:
+                size = min(size, settings["steps"] - model.num_timesteps)
+            model.learn(size, reset_num_timesteps=False)
             chunk += 1
-            weights = export(model, venv, rules, args.seats)
+            weights = export(model, venv, rules, settings["seats"])
             np.savez(out / f"chunk-{chunk:04d}.npz", **weights)  # type: ignore[arg-type]
             np.savez(out / "latest.npz", **weights)  # type: ignore[arg-type]
             model.save(str(out / "model.zip"))
             venv.save(str(out / "vecnormalize.pkl"))
             snapshots = (snapshots + [weights])[-5:]
             venv.env_method("set_snapshots", snapshots)
+            cpu = time.process_time() - c0
+            total = cpu_before + time.process_time() - cpu0
+            cpu_file.write_text(f"{total:.1f}\n")
             rewards = [e["r"] for e in model.ep_info_buffer] if model.ep_info_buffer else [0.0]
             line = (
                 f"chunk {chunk} steps {model.num_timesteps} mean reward {np.mean(rewards):+.3f} "
-                f"({len(rewards)} episodes) {time.monotonic() - t0:.0f}s"
+                f"({len(rewards)} episodes) {time.monotonic() - t0:.0f}s wall, {cpu:.0f}s CPU "
+                f"(env {100 * (timed.cpu - e0) / max(cpu, 1e-9):.0f}%), "
+                f"{total / 60:.1f} CPU-minutes in all"
             )
             print(line, flush=True)
             log.write(line + "\n")
             log.flush()
+
+
+def speed(
+    envs: list[int], steps: int = 4096, repeat: int = 2, preset: str = "learned"
+) -> dict[str, Any]:
+    """Learner steps per CPU second of MaskablePPO with each number of ``envs`` (the rollout kept
+    at :data:`ROLLOUT` steps), and the environments' share of that CPU: ``steps`` steps each
+    (at least one rollout and update), ``repeat`` interleaved runs, the best kept (on a shared
+    machine a run only ever loses time to other work)."""
+    settings = {**DEFAULTS, **PRESETS[preset]}
+    best: dict[int, dict[str, Any]] = {}
+    for _ in range(max(1, repeat)):
+        for n in envs:
+            model, _venv, timed = build(settings, n, max(1, ROLLOUT // n))
+            c0 = time.process_time()
+            model.learn(steps)
+            cpu = max(time.process_time() - c0, 1e-9)
+            rate = model.num_timesteps / cpu
+            if rate > best.get(n, {}).get("steps_per_cpu_second", 0):
+                best[n] = {
+                    "envs": n,
+                    "n_steps": max(1, ROLLOUT // n),
+                    "steps": model.num_timesteps,
+                    "cpu_seconds": round(cpu, 2),
+                    "steps_per_cpu_second": round(rate),
+                    "env_share": round(timed.cpu / cpu, 3),
+                }
+    base = best[envs[0]]["steps_per_cpu_second"]
+    for row in best.values():
+        row["vs_first"] = round(row["steps_per_cpu_second"] / base, 2)
+    return {"train_preset": preset, "train_repeat": max(1, repeat), "train": list(best.values())}
 
 
 if __name__ == "__main__":

@@ -74,3 +74,26 @@ def test_the_measuring_policy_draws_a_uniform_pick_from_the_mask(
     assert measured["env_steps"] == steps
     assert measured["env_steps_per_decision"] == round(steps / decisions, 2)
     assert list(env.game.history()) == histories[-1]  # the last game, move by move
+
+
+def test_bench_train_reports_learner_steps_per_cpu_second_and_the_env_share(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue #41 item 3: ``bench kuhhandel --train`` compares one env with the default batch,
+    the rollout kept (the rates themselves are for the docs, not for a test)."""
+    pytest.importorskip("torch", reason="the train extra (torch, sb3-contrib) is not installed")
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
+    from cardtable.rl.train import ENVS, ROLLOUT
+
+    args = ["bench", "kuhhandel", "--train", "--train-steps", "64", "--train-repeat", "1"]
+    assert main([*args, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["train"]
+    assert [r["envs"] for r in rows] == [1, ENVS]
+    for row in rows:
+        assert row["envs"] * row["n_steps"] == ROLLOUT  # the rollout kept
+        assert row["steps"] >= ROLLOUT  # one whole rollout and update at least
+        assert row["steps_per_cpu_second"] > 0
+        assert 0 < row["env_share"] < 1
+    assert rows[0]["vs_first"] == 1.0
+    assert main(["bench", "cunegonda", "--train"]) != 0
+    assert "kuhhandel only" in capsys.readouterr().err

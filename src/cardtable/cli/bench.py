@@ -57,6 +57,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "engine's runs, and report the engine's games/s as a share of the skeleton's "
         "(kuhhandel classic with random bots only)",
     )
+    p.add_argument(
+        "--train",
+        action="store_true",
+        help="measure training instead (kuhhandel; needs cardtable[rl,train]): MaskablePPO's "
+        "learner steps per CPU second and the environments' share, with one environment and "
+        "with the default batch (--train-envs), the rollout kept at 2048 steps",
+    )
+    p.add_argument(
+        "--train-envs", default="1,8", help="--train: numbers of envs compared (default 1,8)"
+    )
+    p.add_argument(
+        "--train-steps", type=int, default=4096, help="--train: learner steps per run (4096)"
+    )
+    p.add_argument(
+        "--train-repeat", type=int, default=2, help="--train: interleaved runs, best kept (2)"
+    )
     p.add_argument("--env-games", type=int, default=None, help="games for --env (default --games)")
     p.add_argument(
         "--env-repeat",
@@ -75,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     refs = seat_refs(args.bots, seats)
     if args.frames:
         return _frames(args, spec, rules, seats, refs)
+    if args.train:
+        return _train_speed(args)
     if any(is_program_ref(r) for r in refs):
         return _program_overhead(args, rules, seats, refs)
     if not args.json:
@@ -229,6 +247,35 @@ def _env_speed(args: argparse.Namespace, rules: object, seats: int) -> dict[str,
 
     games = args.env_games or args.games
     return compare(args.game, rules, seats, games, args.seed, args.env_repeat)
+
+
+def _train_speed(args: argparse.Namespace) -> int:
+    """``--train``: learner steps per CPU second of the ``learned`` recipe with each number of
+    envs (:func:`cardtable.rl.train.speed`)."""
+    if args.game != "kuhhandel":
+        raise ValueError("--train measures the learned bot's training: kuhhandel only")
+    from cardtable.rl.train import ROLLOUT, speed
+
+    envs = [int(n) for n in args.train_envs.split(",")]
+    if not envs or min(envs) < 1:
+        raise ValueError("--train-envs: numbers of environments, at least 1 each (1,8)")
+    out = speed(envs, args.train_steps, args.train_repeat)
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return 0
+    print(
+        f"MaskablePPO, preset {out['train_preset']} (classic, 4 seats, three heuristic "
+        f"opponents), rollout {ROLLOUT} steps, {args.train_steps} learner steps per run, best "
+        f"of {out['train_repeat']} interleaved runs; CPU time of this process:"
+    )
+    for row in out["train"]:
+        print(
+            f"  {row['envs']} envs × n_steps {row['n_steps']}: "
+            f"{row['steps_per_cpu_second']} learner steps per CPU second "
+            f"({row['steps']} steps in {row['cpu_seconds']} s; environments "
+            f"{100 * row['env_share']:.0f}% of it); × {row['vs_first']} of the first"
+        )
+    return 0
 
 
 #: Client frames as bots and browsers send them (the action frame takes the parser's short path).

@@ -160,7 +160,7 @@ def _timed_venv(base: Any) -> Any:
     the action masks MaskablePPO asks for. ``cpu`` holds the sum."""
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    class Timed(VecEnvWrapper):  # type: ignore[misc]
+    class Timed(VecEnvWrapper):
         def __init__(self, venv: Any) -> None:
             super().__init__(venv)
             self.cpu = 0.0
@@ -180,9 +180,11 @@ def _timed_venv(base: Any) -> Any:
             self.cpu += time.process_time() - t
             return out
 
-        def env_method(self, name: str, *args: Any, indices: Any = None, **kw: Any) -> Any:
+        def env_method(
+            self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+        ) -> list[Any]:
             t = time.process_time()
-            out = self.venv.env_method(name, *args, indices=indices, **kw)
+            out = self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
             self.cpu += time.process_time() - t
             return out
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
+from os import PathLike
 from typing import Any
 
 import numpy as np
@@ -136,7 +137,12 @@ class LearnedBot(PolicyAgent):
     refusal = staticmethod(refusal)
 
     def __init__(self, seed: int = 0, seats: int | None = None, weights: Any = None) -> None:
+        """``weights``: a dict of arrays or the path of an ``.npz`` the training wrote
+        (``--bots learned:weights=runs/learned/latest.npz``); ``None``: the shipped ones."""
         super().__init__(self._policy, "kuhhandel", seats=seats, on_illegal="raise")
+        if isinstance(weights, str | PathLike):
+            with np.load(weights) as data:
+                weights = dict(data)
         self._weights = weights
         self._net: NumpyPolicy | None = None
 

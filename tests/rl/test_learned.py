@@ -96,8 +96,8 @@ def test_training_runs_one_chunk_with_a_checkpoint(tmp_path: Path) -> None:
 
     main(["--out", str(tmp_path), "--minutes", "0.001", "--chunk", "64", "--rules", "classic"])
     assert (tmp_path / "model.zip").is_file() and (tmp_path / "chunk-0001.npz").is_file()
-    policy_weights = dict(np.load(tmp_path / "latest.npz"))
-    bot = load_bot("kuhhandel", "learned", weights=policy_weights)
+    # the weights a run wrote play by path (``--bots learned:weights=runs/.../latest.npz``)
+    bot = load_bot("kuhhandel", f"learned:weights={tmp_path / 'latest.npz'}")
     spec = game_spec("kuhhandel")
     bots = [bot] + [load_bot("kuhhandel", "random", seed=s) for s in (1, 2, 3)]
     run_match(spec.new_game(spec.resolve_rules("classic"), 4, 3), bots)

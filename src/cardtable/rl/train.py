@@ -4,9 +4,13 @@ one seat (drawn anew each episode) against the built-in bots and earlier snapsho
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib) on top of ``rl``::
 
     pip install -e '.[rl,train]'      # torch: the CPU build is enough
-    python -m cardtable.rl.train --out runs/learned-4 --seats 4 --minutes 20
-    python -m cardtable.rl.train --out runs/learned-4 --seats 4 --minutes 20   # goes on
-    cp runs/learned-4/latest.npz src/cardtable/rl/weights/kuhhandel-4.npz
+    python -m cardtable.rl.train --preset learned --out runs/learned   # the shipped recipe
+    python -m cardtable.rl.train --preset learned --out runs/learned --steps 400000  # goes on
+    cp runs/learned/latest.npz src/cardtable/rl/weights/kuhhandel-4.npz
+
+``--envs`` environments (default 8) are stepped together in one process, ``--n-steps`` each
+(default 2048 / envs), so a rollout is 2,048 steps whatever their number
+(``cardtable bench kuhhandel --train`` measures the gain).
 
 Training runs in chunks of ``--chunk`` steps; after each chunk it writes ``model.zip`` (the
 MaskablePPO model), ``vecnormalize.pkl`` (the observation statistics), ``latest.npz`` and

@@ -465,6 +465,21 @@ class Store:
             conn.execute(sessions.delete().where(sessions.c.player_id == player_id))
         return True
 
+    def language_of(self, player_id: int) -> str | None:
+        """The language a person chose for the pages (a code), or ``None``."""
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                select(players.c.language).where(players.c.id == player_id)
+            ).scalar()
+        return str(value) if value else None
+
+    def set_language(self, player_id: int, language: str | None) -> None:
+        """Remember a person's language for the pages (the caller checked the code)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(players).where(players.c.id == player_id).values(language=language)
+            )
+
     def new_session(self, player_id: int, days: float) -> str:
         """A new session for a person; returns the cookie's token (stored only as SHA-256)."""
         token = new_token()

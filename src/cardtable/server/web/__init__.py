@@ -33,6 +33,7 @@ from cardtable.core.decision import decision_at
 from cardtable.server.lobby import Hub
 from cardtable.server.presence import presence
 from cardtable.server.store.db import Store
+from cardtable.server.web import languages
 
 STATIC = Path(__file__).parent / "static"
 #: ``docs/`` of a source checkout (src layout); absent in an installed wheel.
@@ -60,6 +61,7 @@ router = APIRouter()
 def install(app: FastAPI) -> None:
     """Add the pages, the static files and the web reads to ``app``."""
     app.include_router(router)
+    languages.install(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
 

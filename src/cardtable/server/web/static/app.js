@@ -12,19 +12,20 @@ import { renderRegister } from "./register.js";
 import { renderDocs } from "./docs.js";
 import { renderBotPage } from "./botpage.js";
 import { renderSignIn, account } from "./account.js";
+import { loadLanguage, languages, lang, setLanguage, t } from "./i18n.js";
 
 const ROUTES = [
-  [/^\/$/, (main) => renderLobby(main, navigate), "Lobby"],
-  [/^\/table\/([\w-]+)$/, (main, id) => renderSeat(main, id, navigate), "Table"],
-  [/^\/watch\/([\w-]+)$/, (main, id) => renderWatch(main, id), "Watching"],
-  [/^\/replay\/?$/, (main) => renderReplayList(main), "Replays"],
-  [/^\/replay\/([\w-]+)$/, (main, id) => renderReplay(main, id), "Replay"],
-  [/^\/leaderboard\/?$/, (main) => renderLeaderboard(main), "Leaderboard"],
-  [/^\/bots\/([\w.-]+)\/?$/, (main, name) => renderBotPage(main, name), "Bot"],
-  [/^\/players\/([^/]+)\/?$/, (main, name) => renderBotPage(main, name), "Profile"],
-  [/^\/signin\/?$/, (main) => renderSignIn(main, navigate), "Sign in"],
-  [/^\/register\/?$/, (main) => renderRegister(main), "Register a bot"],
-  [/^\/docs-pages(?:\/([\w-]+))?\/?$/, (main, name) => renderDocs(main, name), "Docs"],
+  [/^\/$/, (main) => renderLobby(main, navigate), "web.title.lobby"],
+  [/^\/table\/([\w-]+)$/, (main, id) => renderSeat(main, id, navigate), "web.title.table"],
+  [/^\/watch\/([\w-]+)$/, (main, id) => renderWatch(main, id), "web.title.watching"],
+  [/^\/replay\/?$/, (main) => renderReplayList(main), "web.title.replays"],
+  [/^\/replay\/([\w-]+)$/, (main, id) => renderReplay(main, id), "web.title.replay"],
+  [/^\/leaderboard\/?$/, (main) => renderLeaderboard(main), "web.title.leaderboard"],
+  [/^\/bots\/([\w.-]+)\/?$/, (main, name) => renderBotPage(main, name), "web.title.bot"],
+  [/^\/players\/([^/]+)\/?$/, (main, name) => renderBotPage(main, name), "web.title.profile"],
+  [/^\/signin\/?$/, (main) => renderSignIn(main, navigate), "web.title.signin"],
+  [/^\/register\/?$/, (main) => renderRegister(main), "web.title.register"],
+  [/^\/docs-pages(?:\/([\w-]+))?\/?$/, (main, name) => renderDocs(main, name), "web.title.docs"],
 ];
 
 let cleanup = null;
@@ -36,13 +37,13 @@ function route() {
   for (const [pattern, render, title] of ROUTES) {
     const m = path.match(pattern);
     if (m) {
-      document.title = `${title} · cardtable`;
+      document.title = `${t(title)} · cardtable`;
       cleanup = render(main, ...m.slice(1).map((x) => (x === undefined ? undefined : decodeURIComponent(x)))) || null;
       markNav(path);
       return;
     }
   }
-  clear(main).appendChild(h("p", {}, "No such page. ", h("a", { href: "/" }, "Back to the lobby")));
+  clear(main).appendChild(h("p", {}, t("web.page.missing"), " ", h("a", { href: "/" }, t("web.page.back_to_lobby"))));
 }
 
 function markNav(path) {
@@ -81,7 +82,7 @@ window.addEventListener("popstate", route);
 function showWho() {
   const el = document.getElementById("who");
   if (!el) return;
-  el.textContent = session.connected ? `${session.you.name}${session.you.kind === "bot" ? " (bot)" : ""}` : "";
+  el.textContent = session.connected ? (session.you.kind === "bot" ? t("web.nav.who_bot", { name: session.you.name }) : session.you.name) : "";
   showAccountLink();
 }
 
@@ -90,10 +91,21 @@ function showAccountLink() {
   const link = document.getElementById("account-link");
   if (!link) return;
   account(true).then((me) => {
-    link.textContent = me.signed_in ? `${me.name} · account` : "Sign in";
+    link.textContent = me.signed_in ? t("web.nav.account", { name: me.name }) : t("web.nav.signin");
     link.setAttribute("href", "/signin");
   });
 }
+// the language switcher in the header, on every page
+function showSwitcher() {
+  const select = document.getElementById("lang-switch");
+  if (!select) return;
+  clear(select);
+  for (const [code, name] of languages) select.appendChild(h("option", { value: code, lang: code, selected: code === lang }, name));
+  select.addEventListener("change", () => setLanguage(select.value));
+}
+
+await loadLanguage();
+showSwitcher();
 showAccountLink();
 document.addEventListener("cardtable:account", showAccountLink);
 session.on((kind) => { if (kind === "welcome" || kind === "closed") showWho(); });

@@ -2,7 +2,7 @@
 // Cards are named like the engine names them: "2C", "10H", "QS", "AD".
 
 import { h, svg } from "./dom.js";
-import { cardLongName } from "./describe.js";
+import { t } from "./i18n.js";
 import { seatName, presenceTag } from "./names.js";
 
 const SUIT_ART = "/static/cards/suits.svg";
@@ -27,6 +27,12 @@ export function sortHand(cards) {
 const cardShown = (name) => `${name.slice(0, -1)}${SUIT_SYMBOL[name.slice(-1)]}`;
 
 /** A card button's name: the card as shown, then in words ("J♣, the jack of clubs"). */
+/** A card in words, in the person's language: "the jack of clubs". */
+export function cardLongName(name) {
+  const rank = name.slice(0, -1);
+  return t("web.cu.card", { rank: "JQKA".includes(rank) ? t(`web.cu.rank.${rank}`) : rank, suit: t(`web.cu.suit.${name.slice(-1)}`), face: String("JQKA".includes(rank)) });
+}
+
 function cardLabel(name) {
   return `${cardShown(name)}, ${cardLongName(name)}`;
 }
@@ -67,8 +73,8 @@ function finishedTrick(obs, events) {
     return null;
   }
   if (obs.phase !== "play" || !obs.tricks.length) return null;
-  const t = obs.tricks[obs.tricks.length - 1];
-  return { cards: t.cards.map(([, c]) => c), leader: t.leader, winner: t.winner, value: t.value, trick: obs.tricks.length - 1 };
+  const last = obs.tricks[obs.tricks.length - 1];
+  return { cards: last.cards.map(([, c]) => c), leader: last.leader, winner: last.winner, value: last.value, trick: obs.tricks.length - 1 };
 }
 
 /**
@@ -84,7 +90,7 @@ export const PATCH_BOARD = false;
  */
 export function renderBoard(obs, ctx) {
   const { names, me } = ctx;
-  const who = (s) => (s === me ? "You" : names[s] || `Seat ${s}`);
+  const who = (s) => names[s] || `#${s}`;
   const root = h("div", { class: "cu-board" });
   // seats around the table, the viewer at the bottom
   const base = me === null || me === undefined ? 0 : me;
@@ -104,23 +110,23 @@ export function renderBoard(obs, ctx) {
     }
     const holder = ctx.seats && ctx.seats[s];
     const tags = [];
-    if (s === me) tags.push(h("span", { class: "tag you" }, "you"));
-    if (obs.turn === s) tags.push(h("span", { class: "tag turn" }, s === me ? "your turn" : "to play"));
+    if (s === me) tags.push(h("span", { class: "tag you" }, t("web.kh.tag_you")));
+    if (obs.turn === s) tags.push(h("span", { class: "tag turn" }, s === me ? t("web.cu.tag_your_turn") : t("web.cu.tag_to_play")));
     if (obs.phase === "pass" && obs.passes_chosen[s]) tags.push(h("span", { class: "tag" }, "passed"));
     tags.push(presenceTag(holder));
     const revealed = ctx.revealed && ctx.revealed[s];
     ring.appendChild(h("div", { class: `cu-seat ${positions[k]}${obs.turn === s ? " active" : ""}${s === me && obs.turn === me ? " your-turn" : ""}`, "data-seat": s },
-      h("div", { class: "seat-head" }, h("strong", {}, seatName(names, ctx.pages, s, `Seat ${s}`)), tags),
-      h("div", { class: "small" }, h("span", { class: "bit" }, `this round ${SIGNED(obs.round_points[s])} ·`), " ", h("span", { class: "bit" }, `total ${obs.totals[s]}`)),
+      h("div", { class: "seat-head" }, h("strong", {}, seatName(names, ctx.pages, s, `#${s}`)), tags),
+      h("div", { class: "small" }, h("span", { class: "bit" }, `${t("web.cu.this_round", { points: SIGNED(obs.round_points[s]) })} ·`), " ", h("span", { class: "bit" }, t("web.cu.total_is", { total: obs.totals[s] }))),
       revealed && s !== me ? h("div", { class: "mini-hand", role: "group", "aria-label": `${names[s]}'s hand` }, sortHand(revealed).map((c) => cardFace(c, "small"))) : null,
       h("div", { class: `slot${cls}` }, played ? cardFace(played[1], lastSlots[s] !== played[1] && !done ? "fresh" : "") : null)));
     memory.slots[s] = played ? played[1] : null;
   }
   ring.appendChild(h("div", { class: "cu-middle", "aria-live": "polite" },
-    h("div", { class: "round-no" }, `Round ${Math.min(obs.round + 1, obs.rounds)} of ${obs.rounds}`),
-    obs.phase === "pass" ? h("div", {}, "Passing: everyone chooses 3 cards for the player on their right.") : null,
-    obs.phase === "play" && !done ? h("div", {}, `Trick ${obs.tricks.length + 1} of 13`) : null,
-    done ? h("div", { class: "trick-news" }, `${who(done.winner)} ${done.winner === me ? "take" : "takes"} trick ${done.trick + 1}: ${SIGNED(done.value)}`) : null));
+    h("div", { class: "round-no" }, t("web.cu.round_of", { round: Math.min(obs.round + 1, obs.rounds), rounds: obs.rounds })),
+    obs.phase === "pass" ? h("div", {}, t("web.cu.passing")) : null,
+    obs.phase === "play" && !done ? h("div", {}, t("web.cu.trick_of", { trick: obs.tricks.length + 1 })) : null,
+    done ? h("div", { class: "trick-news" }, t("web.cu.takes_trick", { you: String(done.winner === me), name: who(done.winner), trick: done.trick + 1, value: SIGNED(done.value) })) : null));
   root.appendChild(ring);
   if (ctx.handSlot) root.appendChild(ctx.handSlot); // the seat's hand, right under the table
   root.appendChild(matchTable(obs, names, ctx.pages));
@@ -129,7 +135,7 @@ export function renderBoard(obs, ctx) {
 
 /** The first column's head: "Round" (a "#" on a phone, where the names need the width). */
 function roundHead() {
-  return h("th", { scope: "col", class: "round-col" }, h("span", { class: "long" }, "Round"), h("span", { class: "short", "aria-hidden": "true" }, "#"));
+  return h("th", { scope: "col", class: "round-col" }, h("span", { class: "long" }, t("web.cu.round")), h("span", { class: "short", "aria-hidden": "true" }, "#"));
 }
 
 /**
@@ -137,8 +143,8 @@ function roundHead() {
  * whole name in its tooltip; linked to the player's page as at the seats.
  */
 function nameCell(names, pages, s, me = null) {
-  const name = names[s] || `Seat ${s}`;
-  return [h("span", { class: "who", title: name }, seatName(names, pages, s, name)), s === me ? h("span", { class: "you-mark" }, " (you)") : null];
+  const name = names[s] || `#${s}`;
+  return [h("span", { class: "who", title: name }, seatName(names, pages, s, name)), s === me ? h("span", { class: "you-mark" }, ` ${t("web.score.you")}`) : null];
 }
 
 export function matchTable(obs, names, pages = null) {
@@ -149,11 +155,11 @@ export function matchTable(obs, names, pages = null) {
       h("th", { scope: "row" }, String(r + 1)),
       names.map((_, s) => h("td", {}, scores ? SIGNED(scores[s]) : ""))));
   }
-  return h("div", { class: "table-wrap" }, h("table", { class: "match", "aria-label": "The match table: scores per round" },
-    h("caption", {}, `Match table (${obs.rounds} ${obs.rounds === 1 ? "round" : "rounds"})`),
+  return h("div", { class: "table-wrap" }, h("table", { class: "match", "aria-label": t("web.cu.match_label") },
+    h("caption", {}, t("web.cu.match_caption", { rounds: obs.rounds })),
     h("thead", {}, h("tr", {}, roundHead(), names.map((n, s) => h("th", { scope: "col" }, nameCell(names, pages, s))))),
     h("tbody", {}, rows),
-    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), obs.totals.map((t) => h("td", {}, String(t)))))));
+    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, t("web.cu.total")), obs.totals.map((v) => h("td", {}, String(v)))))));
 }
 
 /**
@@ -162,7 +168,7 @@ export function matchTable(obs, names, pages = null) {
  */
 export function roundTable(result, obs, events, names, me = null, pages = null) {
   if (!result) return null;
-  if (result.termination === "aborted") return h("p", {}, `The match was stopped${result.reason ? `: ${result.reason}` : ""}.`);
+  if (result.termination === "aborted") return h("p", {}, t("web.cu.stopped"));
   const rounds = new Map(); // round -> {tricks, hearts, queen, moon, scores}
   const row = (r) => {
     if (!rounds.has(r)) rounds.set(r, { tricks: [0, 0, 0, 0], hearts: [0, 0, 0, 0], queen: null, moon: null, scores: null });
@@ -185,24 +191,24 @@ export function roundTable(result, obs, events, names, me = null, pages = null) 
   const order = [...rounds.keys()].sort((a, b) => a - b);
   const cell = (x, s) => {
     if (!x.scores) return h("td", {}, "");
-    const bits = [`${x.tricks[s]} ${x.tricks[s] === 1 ? "trick" : "tricks"}`];
+    const bits = [t("web.cu.tricks", { count: x.tricks[s] })];
     if (x.hearts[s]) bits.push(`${x.hearts[s]} ♥`);
     if (x.queen === s) bits.push("Q♠");
     // a line breaks between the bits, never inside one ("3 tricks ·" / "2 ♥ · Q♠")
-    const parts = x.moon === s ? ["shot the moon!"] : bits;
+    const parts = x.moon === s ? [t("web.cu.shot_moon")] : bits;
     return h("td", { class: x.moon === s ? "moon" : "" },
       h("strong", {}, SIGNED(x.scores[s])),
       h("div", { class: "small" }, parts.map((b, i) => [i ? " " : "", h("span", { class: "bit" }, i < parts.length - 1 ? `${b} ·` : b)])));
   };
-  const place = (s) => ["1st", "2nd", "3rd", "4th"][result.places[s]] || String(result.places[s] + 1);
+  const place = (s) => t("web.place", { place: result.places[s] + 1 });
   return h("div", { class: "table-wrap" }, h("table", { class: "match rounds-table" },
-    h("caption", {}, "Round by round: points, tricks won, hearts taken (♥), the queen of spades (Q♠), moons"),
+    h("caption", {}, t("web.cu.rounds_caption")),
     h("thead", {}, h("tr", {}, roundHead(),
       names.map((n, s) => h("th", { scope: "col", class: s === me ? "me" : "" }, nameCell(names, pages, s, me))))),
     h("tbody", {}, order.map((r) => h("tr", {}, h("th", { scope: "row" }, String(r + 1)), names.map((_, s) => cell(rounds.get(r), s))))),
     h("tfoot", {},
-      h("tr", {}, h("th", { scope: "row" }, "Total"), result.scores.map((t) => h("td", {}, String(t)))),
-      h("tr", { class: "places" }, h("th", { scope: "row" }, "Place"), names.map((_, s) => h("td", { class: result.places[s] === 0 ? "winner" : "" }, place(s)))))));
+      h("tr", {}, h("th", { scope: "row" }, t("web.cu.total")), result.scores.map((v) => h("td", {}, String(v)))),
+      h("tr", { class: "places" }, h("th", { scope: "row" }, t("web.score.place")), names.map((_, s) => h("td", { class: result.places[s] === 0 ? "winner" : "" }, place(s)))))));
 }
 
 /** The own hand: a control when a request is open (pass: choose 3; play: legal cards only). */
@@ -210,7 +216,7 @@ export function handPanel(msg, ctx, send) {
   const hand = sortHand(ctx.hand || []);
   const names = ctx.names;
   if (!msg) {
-    return h("section", { class: "panel hand", "aria-label": "Your hand" }, h("h3", {}, "Your hand"),
+    return h("section", { class: "panel hand", "aria-label": t("web.cu.your_hand") }, h("h3", {}, t("web.cu.your_hand")),
       h("div", { class: "cards" }, hand.map((c) => cardFace(c))));
   }
   const req = msg.request;
@@ -219,10 +225,10 @@ export function handPanel(msg, ctx, send) {
     const go = h("button", { type: "button", class: "primary", disabled: true, "data-pass-send": "1" });
     const refresh = () => {
       go.disabled = chosen.size !== req.info.count;
-      go.textContent = `Pass ${[...chosen].map(cardShown).join(" ") || "3 cards"} to ${names[req.info.to]}`;
+      go.textContent = t("web.cu.pass_to", { cards: [...chosen].map(cardShown).join(" ") || t("web.count.cards", { count: 3 }), name: names[req.info.to] });
     };
     const buttons = hand.map((c) => {
-      const b = h("button", { type: "button", class: "card-button", "aria-pressed": "false", "data-card": c, "aria-label": `${cardLabel(c)}: choose to pass` }, cardFace(c));
+      const b = h("button", { type: "button", class: "card-button", "aria-pressed": "false", "data-card": c, "aria-label": t("web.cu.choose_to_pass", { card: cardLabel(c) }) }, cardFace(c));
       b.addEventListener("click", () => {
         if (chosen.has(c)) chosen.delete(c);
         else if (chosen.size < req.info.count) chosen.add(c);
@@ -233,9 +239,9 @@ export function handPanel(msg, ctx, send) {
     });
     go.addEventListener("click", () => send({ pass: [...chosen] }));
     refresh();
-    return h("section", { class: "panel hand", "aria-label": "Choose 3 cards to pass", "data-kind": "pass" },
-      h("h3", {}, `Choose 3 cards to pass to ${names[req.info.to]}`),
-      h("div", { class: "cards", role: "group", "aria-label": "Your hand" }, buttons),
+    return h("section", { class: "panel hand", "aria-label": t("web.cu.choose_3"), "data-kind": "pass" },
+      h("h3", {}, t("web.cu.choose_3_to", { name: names[req.info.to] })),
+      h("div", { class: "cards", role: "group", "aria-label": t("web.cu.your_hand") }, buttons),
       h("div", { class: "row" }, go));
   }
   const legal = new Set((req.choices || []).map((c) => c.play));
@@ -244,21 +250,21 @@ export function handPanel(msg, ctx, send) {
     return h("button", {
       type: "button", class: "card-button", disabled: !ok, "data-card": c,
       "data-action": ok ? JSON.stringify({ play: c }) : undefined,
-      "aria-label": `${cardLabel(c)}${ok ? "" : " (you must follow suit)"}`,
+      "aria-label": ok ? cardLabel(c) : t("web.cu.must_follow", { card: cardLabel(c) }),
       onclick: ok ? () => send({ play: c }) : undefined,
     }, cardFace(c));
   });
-  return h("section", { class: "panel hand", "aria-label": "Play a card", "data-kind": "play" },
-    h("h3", {}, "Your turn: play a card"),
-    h("div", { class: "cards", role: "group", "aria-label": "Your hand (cards you may not play are disabled)" }, buttons));
+  return h("section", { class: "panel hand", "aria-label": t("web.cu.play_a_card"), "data-kind": "play" },
+    h("h3", {}, t("web.cu.your_turn_play")),
+    h("div", { class: "cards", role: "group", "aria-label": t("web.cu.hand_disabled") }, buttons));
 }
 
 export function statusLine(obs, names, me) {
   if (!obs) return "";
-  if (obs.phase === "over") return "The match is over.";
+  if (obs.phase === "over") return t("web.cu.over");
   // a spectator (me null) chooses nothing
-  if (obs.phase === "pass") return me !== null && me !== undefined && obs.seat === me && !obs.passes_chosen[me] ? "Choose 3 cards to pass." : "Waiting for every seat to pass.";
-  return obs.turn === me ? "Your turn: play a card." : `Waiting for ${names[obs.turn]} to play.`;
+  if (obs.phase === "pass") return me !== null && me !== undefined && obs.seat === me && !obs.passes_chosen[me] ? t("web.cu.choose_3_dot") : t("web.cu.wait_pass");
+  return obs.turn === me ? t("web.cu.your_turn_play_dot") : t("web.cu.wait_play", { name: names[obs.turn] });
 }
 
 /**

@@ -6,8 +6,9 @@
 // requests they are kept up to date from the events this seat receives.
 
 import { h, svg, plural, toast } from "./dom.js";
-import { list as countedNotes, animals } from "./describe.js";
+import { list as countedNotes } from "./describe.js";
 import { seatName, presenceTag } from "./names.js";
+import { t, has } from "./i18n.js";
 
 // ---------------------------------------------------------------- money (spec §4.6, money.py)
 
@@ -123,16 +124,25 @@ export function startWallet(rules) {
 
 // ---------------------------------------------------------------- names
 
-function speciesName(rules, k) {
-  if (k === rules.species.length) return "Rat";
-  return rules.species[k] ? rules.species[k].name : `species ${k}`;
+/** An animal's name in the person's language (the catalog's animal.*), else the rule set's. */
+export function animalName(name) {
+  const key = `animal.${String(name).toLowerCase()}`;
+  return has(key) ? t(key) : name;
 }
+
+function speciesName(rules, k) {
+  if (k === rules.species.length) return t("web.kh.rat");
+  return rules.species[k] ? animalName(rules.species[k].name) : `#${k}`;
+}
+
+/** "2 Dogs" in the person's language. */
+const animals = (count, name) => t("web.kh.animals", { count, name });
 
 function cardName(rules, card) {
   const n = rules.species.length;
-  if (card < n) return rules.species[card].name;
-  if (card < 2 * n) return `${rules.species[card - n].name} pedigree`;
-  return "Rat";
+  if (card < n) return animalName(rules.species[card].name);
+  if (card < 2 * n) return t("web.kh.pedigree_of", { name: animalName(rules.species[card - n].name) });
+  return t("web.kh.rat");
 }
 
 // ---------------------------------------------------------------- card art
@@ -159,20 +169,20 @@ function speciesArt(rules, k) {
 export function cardArt(rules, card, size = "") {
   const n = rules.species.length;
   if (card >= 2 * n) {
-    return h("span", { class: `kcard rat ${size}`, role: "img", "aria-label": "Rat" },
-      h("span", { class: "kname" }, "Rat"), picture("rat"));
+    return h("span", { class: `kcard rat ${size}`, role: "img", "aria-label": t("web.kh.rat") },
+      h("span", { class: "kname" }, t("web.kh.rat")), picture("rat"));
   }
   const k = card % n;
   const sp = rules.species[k];
   const pedigree = card >= n;
   return h("span", {
     class: `kcard${pedigree ? " pedigree" : ""} ${size}`, role: "img", "data-species": k,
-    "aria-label": pedigree ? `${sp.name} pedigree card` : `${sp.name} (quartet worth ${sp.value})`,
+    "aria-label": pedigree ? t("web.kh.pedigree_card", { name: animalName(sp.name) }) : t("web.kh.card_label", { name: animalName(sp.name), value: sp.value }),
   },
-  h("span", { class: sp.name.length > 6 ? "kname long" : "kname" }, sp.name),
+  h("span", { class: animalName(sp.name).length > 6 ? "kname long" : "kname" }, animalName(sp.name)),
   picture(speciesArt(rules, k)),
   pedigree ? h("span", { class: "ribbon" }, picture("rosette", "art rosette")) : null,
-  h("span", { class: "kvalue" }, pedigree ? "pedigree" : String(sp.value)));
+  h("span", { class: "kvalue" }, pedigree ? t("web.kh.pedigree") : String(sp.value)));
 }
 
 const NOTE_ART = "/static/cards/notes.svg";
@@ -200,14 +210,14 @@ export function noteBack(extra = "") {
 }
 
 function noteChips(notes, label) {
-  if (!notes || notes.length === 0) return h("span", { class: "muted" }, "no notes");
+  if (!notes || notes.length === 0) return h("span", { class: "muted" }, t("web.kh.no_notes"));
   return h("span", { class: "notes", role: "img", "aria-label": `${label}: ${countedNotes(notes)}` },
     notes.map((v) => noteArt(v)));
 }
 
 /** Notes grouped by value: one note per value with "×count". */
 function noteStacks(notes, label) {
-  if (!notes || notes.length === 0) return h("span", { class: "muted" }, "no notes");
+  if (!notes || notes.length === 0) return h("span", { class: "muted" }, t("web.kh.no_notes"));
   return h("span", { class: "notes stacks", role: "img", "aria-label": `${label}: ${countNotes(notes).map(([v, c]) => `${c} × ${v}`).join(", ")}` },
     countNotes(notes).map(([v, c]) => h("span", { class: `stack${c > 1 ? " many" : ""}` }, noteArt(v), c > 1 ? h("span", { class: "times" }, `×${c}`) : null)));
 }
@@ -255,15 +265,15 @@ export function renderBoard(obs, ctx) {
   const table = h("div", { class: `kh-table seats-${obs.seats}${spots.west.length ? "" : " no-sides"}` },
     spots.north.length ? h("div", { class: "kh-north" }, spots.north.map((s) => seat(s, "north"))) : null,
     spots.west.length ? h("div", { class: "kh-west" }, seat(spots.west[0], "west")) : null,
-    h("div", { class: "kh-center", "aria-label": "The table" }, center(obs, ctx)),
+    h("div", { class: "kh-center", "aria-label": t("web.kh.the_table") }, center(obs, ctx)),
     spots.east.length ? h("div", { class: "kh-east" }, seat(spots.east[0], "east")) : null,
     h("div", { class: "kh-south" }, seat(spots.south[0], "south")));
   const root = h("div", { class: "kh-board" }, table);
   if (me !== null && me !== undefined && ctx.wallet) {
     const total = ctx.wallet.reduce((a, b) => a + b, 0);
-    root.appendChild(h("section", { class: "kh-mine", "aria-label": "Your notes", "data-notes": ctx.wallet.join(",") },
-      h("h3", {}, `Your notes: ${plural(ctx.wallet.length, "note")}, worth ${total}`),
-      noteStacks(ctx.wallet, "your notes")));
+    root.appendChild(h("section", { class: "kh-mine", "aria-label": t("web.kh.your_notes"), "data-notes": ctx.wallet.join(",") },
+      h("h3", {}, t("web.kh.your_notes_worth", { count: ctx.wallet.length, total })),
+      noteStacks(ctx.wallet, t("web.kh.your_notes"))));
   }
   return root;
 }
@@ -271,10 +281,10 @@ export function renderBoard(obs, ctx) {
 function seatCard(obs, ctx, s, where, changed) {
   const { names, me, rules } = ctx;
   const tags = [];
-  if (s === me) tags.push(h("span", { class: "tag you" }, "you"));
-  if (obs.turn_seat === s && !obs.over) tags.push(h("span", { class: "tag turn" }, obs.auction ? "auctioneer" : "turn"));
-  if (obs.auction && obs.auction.high_bidder === s) tags.push(h("span", { class: "tag high" }, `high bid ${obs.auction.high}`));
-  if (obs.trade && (obs.trade.challenger === s || obs.trade.opponent === s)) tags.push(h("span", { class: "tag trade" }, "cow trade"));
+  if (s === me) tags.push(h("span", { class: "tag you" }, t("web.kh.tag_you")));
+  if (obs.turn_seat === s && !obs.over) tags.push(h("span", { class: "tag turn" }, obs.auction ? t("web.kh.tag_auctioneer") : t("web.kh.tag_turn")));
+  if (obs.auction && obs.auction.high_bidder === s) tags.push(h("span", { class: "tag high" }, t("web.kh.tag_high", { amount: obs.auction.high })));
+  if (obs.trade && (obs.trade.challenger === s || obs.trade.opponent === s)) tags.push(h("span", { class: "tag trade" }, t("web.kh.tag_trade")));
   tags.push(presenceTag(ctx.seats && ctx.seats[s]));
 
   const herd = [];
@@ -284,57 +294,56 @@ function seatCard(obs, ctx, s, where, changed) {
     const complete = have === sp.payouts.length;
     herd.push(h("li", {
       class: `herd c${Math.min(have, 4)}${complete ? " quartet" : ""}${changed.herds[s][k] ? " arrived" : ""}`,
-      "aria-label": `${sp.name}: ${have} of ${sp.payouts.length}${complete ? ", a complete quartet" : ""}`,
-    }, cardArt(rules, k), h("span", { class: "hcount", "aria-hidden": "true" }, complete ? "✓ quartet" : `${have}/${sp.payouts.length}`)));
+      "aria-label": t("web.kh.herd_label", { name: animalName(sp.name), have, of: sp.payouts.length, complete: String(complete) }),
+    }, cardArt(rules, k), h("span", { class: "hcount", "aria-hidden": "true" }, complete ? `✓ ${t("web.kh.quartet")}` : `${have}/${sp.payouts.length}`)));
   });
   for (const p of obs.pedigrees[s] || []) {
-    herd.push(h("li", { class: "herd c1", "aria-label": `${speciesName(rules, p)} pedigree card` }, cardArt(rules, rules.species.length + p)));
+    herd.push(h("li", { class: "herd c1", "aria-label": t("web.kh.pedigree_card", { name: speciesName(rules, p) }) }, cardArt(rules, rules.species.length + p)));
   }
   if (obs.rats && obs.rats[s]) {
-    herd.push(h("li", { class: `herd c${Math.min(obs.rats[s], 4)}`, "aria-label": `${plural(obs.rats[s], "rat")}` },
+    herd.push(h("li", { class: `herd c${Math.min(obs.rats[s], 4)}`, "aria-label": t("web.count.rats", { count: obs.rats[s] }) },
       cardArt(rules, 2 * rules.species.length), h("span", { class: "hcount", "aria-hidden": "true" }, `${obs.rats[s]}/${rules.rats}`)));
   }
   const revealed = ctx.revealed && ctx.revealed[s];
   const flow = changed.notes[s] > 0 ? " notes-in" : changed.notes[s] < 0 ? " notes-out" : "";
   let notes;
   if (revealed && !(s === me && ctx.wallet)) notes = h("div", { class: `seat-notes${flow}` }, noteStacks(revealed, `${names[s]}'s notes`));
-  else if (s === me && ctx.wallet) notes = h("div", { class: `seat-notes${flow}` }, `${plural(ctx.wallet.length, "note")}, worth ${ctx.wallet.reduce((a, b) => a + b, 0)}`);
-  else notes = h("div", { class: `seat-notes${flow}` }, noteBack("mini"), ` ${plural(obs.note_counts[s], "note")}`);
+  else if (s === me && ctx.wallet) notes = h("div", { class: `seat-notes${flow}` }, t("web.kh.notes_worth", { count: ctx.wallet.length, total: ctx.wallet.reduce((a, b) => a + b, 0) }));
+  else notes = h("div", { class: `seat-notes${flow}` }, noteBack("mini"), ` ${t("web.count.notes", { count: obs.note_counts[s] })}`);
   const exposed = obs.auction && obs.auction.exposed && obs.auction.exposed[String(s)];
   const active = !obs.over && (obs.turn_seat === s || (obs.payment && obs.payment.payer === s));
   return h("section", {
     class: `seat ${where}${s === me ? " me" : ""}${active ? " active" : ""}${s === me && ctx.yourTurn ? " your-turn" : ""}`,
-    "data-seat": s, "aria-label": `${names[s] || `seat ${s}`}${s === me ? " (you)" : ""}`,
+    "data-seat": s, "aria-label": s === me ? t("web.kh.name_you", { name: names[s] || `#${s}` }) : names[s] || `#${s}`,
   },
   h("div", { class: "seat-head" }, h("strong", {}, seatName(names, ctx.pages, s)), tags),
   notes,
-  exposed ? h("div", { class: "exposed" }, "Shown: ", noteChips(exposed, "shown notes")) : null,
-  herd.length ? h("ul", { class: "herds", "aria-label": `${names[s]}'s animals` }, herd) : h("div", { class: "muted small" }, obs.over ? "no animals" : "no animals yet"));
+  exposed ? h("div", { class: "exposed" }, t("web.kh.shown"), " ", noteChips(exposed, t("web.kh.shown_notes"))) : null,
+  herd.length ? h("ul", { class: "herds", "aria-label": t("web.kh.animals_of", { name: names[s] }) }, herd) : h("div", { class: "muted small" }, obs.over ? t("web.kh.no_animals") : t("web.kh.no_animals_yet")));
 }
 
 /** The newest thing that happened that a person should see (a sale, a trade, a payment…). */
 function lastNews(events, names, me, rules) {
   if (!events || !events.length) return null;
-  const who = (s) => (s === me ? "you" : names[s] || `seat ${s}`);
-  const Who = (s) => (s === me ? "You" : who(s));
+  const who = (s) => names[s] || `#${s}`;
+  const you = (s) => String(s === me);
   for (let i = events.length - 1; i >= Math.max(0, events.length - 8); i--) {
     const ev = events[i][1];
     const d = ev.data || {};
     switch (ev.kind) {
-      case "trade": return `${Who(d.winner)} ${d.winner === me ? "win" : "wins"} ${animals(d.cards, d.name)} in the cow trade.`;
-      case "tie": return "A tie! The offers are swapped and the challenger offers again.";
-      case "payment": return `${Who(d.from)} ${d.from === me ? "pay" : "pays"} ${d.amount} to ${who(d.to)} (${plural(d.count, "note")}).`;
-      case "card": return `${Who(d.seat)} ${d.seat === me ? "get" : "gets"} the ${d.name}.`;
-      case "no_bid": return `Nobody bid: ${who(d.seat)} ${d.seat === me ? "take" : "takes"} the ${d.name} for free.`;
-      case "closed": return `Sold for ${d.high} to ${who(d.high_bidder)}!`;
+      case "trade": return t("web.kh.news.trade", { you: you(d.winner), name: who(d.winner), animals: animals(d.cards, animalName(d.name)) });
+      case "tie": return t("web.kh.news.tie");
+      case "payment": return t("web.kh.news.payment", { you: you(d.from), name: who(d.from), amount: d.amount, to: d.to === me ? t("web.kh.you") : who(d.to), count: d.count });
+      case "card": return t("web.kh.news.card", { you: you(d.seat), name: who(d.seat), card: animalName(d.name) });
+      case "no_bid": return t("web.kh.news.no_bid", { you: you(d.seat), name: who(d.seat), card: animalName(d.name) });
+      case "closed": return t("web.kh.news.closed", { you: you(d.high_bidder), name: who(d.high_bidder), amount: d.high });
       case "decision":
-        if (d.for === "pedigree") return `${Who(d.seat)} ${d.buy ? (d.seat === me ? "keep the card and pay the claimant" : "keeps the card and pays the claimant") : (d.seat === me ? "let the claimant have it" : "lets the claimant have it")}.`;
-        return `${Who(d.seat)} ${d.buy ? (d.seat === me ? "keep the card and pay the highest bid" : "keeps the card and pays the highest bid") : (d.seat === me ? "sell it" : "sells it")}.`;
-      case "exposed": return `${Who(d.seat)} could not pay and ${d.seat === me ? "show" : "shows"} notes worth ${d.value}: the auction starts again.`;
-      case "rat_taken": return `${Who(d.seat)} ${d.seat === me ? "take" : "takes"} the rat${d.count ? ` and the ${plural(d.count, "note")} beside it` : ""}.`;
-      case "payout": return `Donkey! Everyone gets a ${d.note} note from the bank.`;
-      case "divided": return `${Who(d.seat)} ${d.seat === me ? (d.keep ? "keep" : "give") : (d.keep ? "keeps" : "gives")} the card${d.keep ? "" : " away"}.`;
-      case "skip": return `${Who(d.seat)} cannot trade and ${d.seat === me ? "are" : "is"} skipped.`;
+        return t(d.for === "pedigree" ? (d.buy ? "web.kh.news.keep_pay_claimant" : "web.kh.news.let_claimant") : (d.buy ? "web.kh.news.keep_pay_bid" : "web.kh.news.sell"), { you: you(d.seat), name: who(d.seat) });
+      case "exposed": return t("web.kh.news.exposed", { you: you(d.seat), name: who(d.seat), value: d.value });
+      case "rat_taken": return t("web.kh.news.rat_taken", { you: you(d.seat), name: who(d.seat), count: d.count || 0 });
+      case "payout": return t("web.kh.news.payout", { note: d.note });
+      case "divided": return t(d.keep ? "web.kh.news.kept" : "web.kh.news.gave", { you: you(d.seat), name: who(d.seat) });
+      case "skip": return t("web.kh.news.skip", { you: you(d.seat), name: who(d.seat) });
       case "turn": case "draw": case "challenge": case "rat": case "countdown": case "divide": return null;
       default: break;
     }
@@ -344,19 +353,20 @@ function lastNews(events, names, me, rules) {
 
 function center(obs, ctx) {
   const { names, rules } = ctx;
-  const who = (s) => (s === ctx.me ? "you" : names[s] || `seat ${s}`);
-  const Who = (s) => (s === ctx.me ? "You" : who(s));
+  const who = (s) => (s === ctx.me ? t("web.kh.you") : names[s] || `#${s}`);
+  const named = (s) => names[s] || `#${s}`;
+  const you = (s) => String(s === ctx.me);
   const parts = [];
-  parts.push(h("div", { class: "deck", "aria-label": `${obs.deck_size} cards in the deck` },
+  parts.push(h("div", { class: "deck", "aria-label": t("web.kh.deck_label", { count: obs.deck_size }) },
     h("span", { class: "deck-pile", "aria-hidden": "true" }, picture("back", "art back"), h("span", { class: "deck-count" }, String(obs.deck_size))),
-    h("span", {}, obs.deck_size ? `${plural(obs.deck_size, "card")} left` : "The deck is empty"),
-    obs.end_phase && !obs.over ? h("span", { class: "tag" }, "cow trades only now") : null));
+    h("span", {}, obs.deck_size ? t("web.kh.cards_left", { count: obs.deck_size }) : t("web.kh.deck_empty")),
+    obs.end_phase && !obs.over ? h("span", { class: "tag" }, t("web.kh.trades_only")) : null));
   const news = lastNews(ctx.events, names, ctx.me, rules);
   const memory = ctx.memory || {};
   if (news) parts.push(h("p", { class: `news${memory.news !== news ? " fresh" : ""}`, role: "status" }, news));
   memory.news = news;
   if (obs.over) {
-    parts.push(h("p", { class: "stage" }, "The game is over."));
+    parts.push(h("p", { class: "stage" }, t("web.table.over")));
     return parts;
   }
   const a = obs.auction;
@@ -368,25 +378,25 @@ function center(obs, ctx) {
     parts.push(h("div", { class: "auction", "aria-live": "polite" },
       h("div", { class: "lot" }, a.lot.map((c) => cardArt(rules, c, "big"))),
       h("div", { class: "lot-text" },
-        h("p", { class: "stage" }, `${Who(a.auctioneer)} ${a.auctioneer === ctx.me ? "auction" : "auctions"} the `, h("strong", {}, lot)),
-        h("p", { class: "high" }, a.high_bidder === null ? "No bid yet." : `Highest bid: ${a.high} from ${who(a.high_bidder)}`),
-        bids.length ? h("ol", { class: "bids", "aria-label": "Bids so far, oldest first", "data-count": a.bids.length },
+        h("p", { class: "stage" }, t("web.kh.auctions", { you: you(a.auctioneer), name: named(a.auctioneer) }), " ", h("strong", {}, lot)),
+        h("p", { class: "high" }, a.high_bidder === null ? t("web.kh.no_bid_yet") : t("web.kh.highest_bid_from", { amount: a.high, name: who(a.high_bidder) })),
+        bids.length ? h("ol", { class: "bids", "aria-label": t("web.kh.bids_label"), "data-count": a.bids.length },
           bids.map(([s, amount], i) => h("li", { class: `${i === bids.length - 1 ? `new${freshBid ? " fresh" : ""}${memory.landing === a.bids.length ? " landing" : ""}` : ""}${amount ? "" : " passed"}` },
-            amount ? `${Who(s)}: ${amount}` : `${Who(s)}: pass`))) : null,
+            amount ? `${who(s)}: ${amount}` : t("web.kh.bid_pass", { name: who(s) })))) : null,
         ctx.clock ? h("p", { class: "going", role: "timer" }, ctx.clock) : null)));
   }
-  const t = obs.trade;
-  if (t) {
-    const k = t.species;
+  const tr = obs.trade;
+  if (tr) {
+    const k = tr.species;
     parts.push(h("div", { class: "trade", "aria-live": "polite" },
       h("div", { class: "lot" }, k < rules.species.length ? cardArt(rules, k, "big") : cardArt(rules, 2 * rules.species.length, "big")),
       h("div", { class: "lot-text" },
-        h("p", { class: "stage" }, `Cow trade: ${who(t.challenger)} ${t.challenger === ctx.me ? "challenge" : "challenges"} ${who(t.opponent)} for ${animals(t.cards, speciesName(rules, k))}`),
-        t.again ? h("p", { class: "tie" }, "A tie: the challenger offers again.") : null,
-        t.offer_count === null
-          ? h("p", {}, t.challenger === ctx.me ? "Your offer: choose your notes." : `Waiting for ${who(t.challenger)}'s offer…`)
-          : h("p", {}, "Offer on the table: ", noteBacks(t.offer_count, `${plural(t.offer_count, "note")} face down`), ` ${plural(t.offer_count, "note")}, face down`),
-        t.my_offer ? h("p", {}, "Your offer: ", noteChips(t.my_offer, "your offer")) : null)));
+        h("p", { class: "stage" }, t("web.kh.trade_stage", { you: you(tr.challenger), name: named(tr.challenger), opponent: who(tr.opponent), animals: animals(tr.cards, speciesName(rules, k)) })),
+        tr.again ? h("p", { class: "tie" }, t("web.kh.tie_again")) : null,
+        tr.offer_count === null
+          ? h("p", {}, tr.challenger === ctx.me ? t("web.kh.your_offer_choose") : t("web.kh.waiting_offer", { name: named(tr.challenger) }))
+          : h("p", {}, t("web.kh.offer_on_table"), " ", noteBacks(tr.offer_count, t("web.kh.face_down", { count: tr.offer_count })), " ", t("web.kh.face_down", { count: tr.offer_count })),
+        tr.my_offer ? h("p", {}, t("web.kh.your_offer"), " ", noteChips(tr.my_offer, t("web.kh.your_offer"))) : null)));
   }
   const c = obs.countdown;
   if (c) {
@@ -394,35 +404,35 @@ function center(obs, ctx) {
     parts.push(h("div", { class: "countdown-box" },
       h("div", { class: "lot" }, cardArt(rules, c.card, "big")),
       h("div", { class: "lot-text" },
-        h("p", { class: "stage" }, `Pedigree countdown for the ${name}, from ${c.from}`),
+        h("p", { class: "stage" }, t("web.kh.countdown_stage", { card: name, from: c.from })),
         c.claimant === null || c.claimant === undefined
-          ? h("p", {}, `${plural(c.chosen.length, "player")} decided so far.`)
-          : h("p", {}, `${Who(c.claimant)} claimed it at ${c.count}.`))));
+          ? h("p", {}, t("web.kh.decided_so_far", { count: c.chosen.length }))
+          : h("p", {}, t("web.kh.claimed_at", { you: you(c.claimant), name: named(c.claimant), count: c.count })))));
   }
   if (obs.payment && !a) {
     const p = obs.payment;
-    parts.push(h("p", { class: "stage" }, `${Who(p.payer)} ${p.payer === ctx.me ? "pay" : "pays"} ${p.for === "pedigree" ? plural(p.amount, "note") : p.amount} to ${who(p.payee)}.`));
+    parts.push(h("p", { class: "stage" }, t("web.kh.pays_to", { you: you(p.payer), name: named(p.payer), amount: p.for === "pedigree" ? t("web.count.notes", { count: p.amount }) : p.amount, to: who(p.payee) })));
   } else if (obs.payment && a) {
-    parts.push(h("p", {}, `${Who(obs.payment.payer)} ${obs.payment.payer === ctx.me ? "pay" : "pays"} ${obs.payment.amount}.`));
+    parts.push(h("p", {}, t("web.kh.pays", { you: you(obs.payment.payer), name: named(obs.payment.payer), amount: obs.payment.amount })));
   }
   if (obs.rat_pile !== null && obs.rat_pile !== undefined) {
     parts.push(h("div", { class: "ratbox" },
       h("div", { class: "lot" }, cardArt(rules, 2 * rules.species.length, "big")),
       h("div", { class: "lot-text" },
-        h("p", { class: "stage" }, obs.rat_pile ? `A rat! ${plural(obs.rat_pile, "note")} face down beside it.` : "A rat! No notes beside it yet."),
-        obs.rat_pile ? h("p", {}, noteBacks(obs.rat_pile, `${plural(obs.rat_pile, "note")} face down`)) : null,
-        h("p", { class: "small" }, "Each in turn takes it (with the notes) or places a note beside it."))));
+        h("p", { class: "stage" }, t("web.kh.rat_stage", { count: obs.rat_pile })),
+        obs.rat_pile ? h("p", {}, noteBacks(obs.rat_pile, t("web.kh.face_down", { count: obs.rat_pile }))) : null,
+        h("p", { class: "small" }, t("web.kh.rat_rule")))));
   }
   if (obs.stage === "divide" && obs.peek !== null && obs.peek !== undefined && obs.turn_seat === ctx.me) {
     parts.push(h("div", { class: "peekbox" },
       h("div", { class: "lot" }, cardArt(rules, obs.peek, "big")),
-      h("div", { class: "lot-text" }, h("p", { class: "stage" }, `Only you see it: the ${cardName(rules, obs.peek)}.`),
-        h("p", {}, "Keep it, or give it away and take the next card unseen."))));
+      h("div", { class: "lot-text" }, h("p", { class: "stage" }, t("web.kh.only_you_see", { card: cardName(rules, obs.peek) })),
+        h("p", {}, t("web.kh.keep_or_give")))));
   } else if (obs.stage === "divide") {
-    parts.push(h("p", { class: "stage" }, `${Who(obs.turn_seat)} ${obs.turn_seat === ctx.me ? "divide" : "divides"} the top card: a look at it, then keep it or give it away.`));
+    parts.push(h("p", { class: "stage" }, t("web.kh.divides", { you: you(obs.turn_seat), name: named(obs.turn_seat) })));
   }
   if (obs.stage === "turn") {
-    parts.push(h("p", { class: "stage" }, obs.turn_seat === ctx.me ? "Your turn." : `${Who(obs.turn_seat)}'s turn.`));
+    parts.push(h("p", { class: "stage" }, obs.turn_seat === ctx.me ? t("web.kh.your_turn") : t("web.kh.someones_turn", { name: named(obs.turn_seat) })));
   }
   return parts;
 }
@@ -452,23 +462,23 @@ export function actionPanel(msg, ctx, send) {
       const buttons = [];
       const trades = [];
       for (const choice of req.choices) {
-        if (choice.kind === "auction") buttons.push(button("Auction the top card", choice, { primary: true }));
-        else if (choice.kind === "draw") buttons.push(button("Draw and divide the top card", choice, { primary: true }));
-        else if (choice.kind === "pass") buttons.push(button("End my turn (no auction)", choice));
+        if (choice.kind === "auction") buttons.push(button(t("web.kh.auction_top"), choice, { primary: true }));
+        else if (choice.kind === "draw") buttons.push(button(t("web.kh.draw_divide"), choice, { primary: true }));
+        else if (choice.kind === "pass") buttons.push(button(t("web.kh.end_turn"), choice));
         else if (choice.kind === "challenge") trades.push(choice);
       }
       let tradeBox = null;
       if (trades.length) {
-        tradeBox = h("fieldset", { class: "trades" }, h("legend", {}, "Or start a cow trade"),
+        tradeBox = h("fieldset", { class: "trades" }, h("legend", {}, t("web.kh.or_trade")),
           trades.map((c) => {
             const k = c.species;
             const mine = k === rules.species.length ? null : ctx.obs && ctx.obs.herds[ctx.me][k];
             const theirs = k === rules.species.length ? null : ctx.obs && ctx.obs.herds[c.opponent][k];
             const what = mine && theirs ? animals(Math.min(mine, theirs), speciesName(rules, k)) : speciesName(rules, k);
-            return button(`Challenge ${who(c.opponent)} for ${what}`, c, { attrs: { class: "trade-choice" } });
+            return button(t("web.kh.challenge", { name: who(c.opponent), what }), c, { attrs: { class: "trade-choice" } });
           }));
       }
-      return panel(info.end_phase ? "Your turn: a cow trade (the deck is empty)" : "Your turn", h("div", { class: "row" }, buttons), tradeBox);
+      return panel(info.end_phase ? t("web.kh.your_turn_trade") : t("web.kh.your_turn_short"), h("div", { class: "row" }, buttons), tradeBox);
     }
     case "bid": {
       const min = info.min;
@@ -478,7 +488,7 @@ export function actionPanel(msg, ctx, send) {
       for (const extra of [0, step, 2 * step, 5 * step]) {
         const amount = min + extra;
         if (cap !== null && amount > cap) continue;
-        quick.push(button(`Bid ${amount}`, { kind: "bid", amount }, { attrs: { class: amount > info.money ? "over" : "" } }));
+        quick.push(button(t("web.kh.bid_amount", { amount }), { kind: "bid", amount }, { attrs: { class: amount > info.money ? "over" : "" } }));
       }
       const input = h("input", {
         // empty, focused: Enter on a fresh panel bids nothing (it used to bid the minimum)
@@ -487,122 +497,119 @@ export function actionPanel(msg, ctx, send) {
       });
       const submit = (ev) => {
         ev.preventDefault();
-        if (input.value.trim() === "") { toast(`Type your bid (at least ${min}), or pass.`, "error"); return; }
+        if (input.value.trim() === "") { toast(t("web.kh.type_bid", { min }), "error"); return; }
         const amount = Number(input.value);
-        if (!Number.isInteger(amount) || amount < min) { toast(`A bid must be a whole number of at least ${min}.`, "error"); return; }
-        if (cap !== null && amount > cap) { toast(`Your notes were shown: you may bid at most ${cap} on this card.`, "error"); return; }
+        if (!Number.isInteger(amount) || amount < min) { toast(t("web.kh.bid_whole", { min }), "error"); return; }
+        if (cap !== null && amount > cap) { toast(t("web.kh.bid_capped", { cap }), "error"); return; }
         send({ kind: "bid", amount });
       };
       const lot = cardName(rules, info.card);
       const canDropOut = Boolean(ctx.dropOut) && rules.auction_style !== "open";
       const passedBefore = ctx.passesIn ? ctx.passesIn(msg) : 0;
-      return panel(`Bid for the ${lot}`, h("div", { class: "panel-lot" }, cardArt(rules, info.card)),
-        h("p", {}, info.high ? `Highest bid ${info.high} from ${who(info.high_bidder)}.` : "No bid yet.",
-          ` You hold ${info.money}.`, cap !== null ? ` Your limit on this card: ${cap}.` : ""),
+      return panel(t("web.kh.bid_for", { card: lot }), h("div", { class: "panel-lot" }, cardArt(rules, info.card)),
+        h("p", {}, info.high ? t("web.kh.highest_bid_from_dot", { amount: info.high, name: who(info.high_bidder) }) : t("web.kh.no_bid_yet"),
+          " ", t("web.kh.you_hold", { money: info.money }), cap !== null ? ` ${t("web.kh.your_limit", { cap })}` : ""),
         h("div", { class: "row" }, quick),
-        h("div", { class: "row pass-row" }, button("Pass", { kind: "pass" }),
+        h("div", { class: "row pass-row" }, button(t("web.kh.pass"), { kind: "pass" }),
           canDropOut
             ? h("button", { type: "button", class: "out", "data-out": "1", onclick: () => ctx.dropOut(msg),
-              title: "Pass now and for every further bid in this auction" }, "I'm out of this auction")
+              title: t("web.kh.out_title") }, t("web.kh.out"))
             : null),
         canDropOut && passedBefore
           ? h("p", { class: "out-hint", "data-out-hint": "1" },
-            `You passed on this ${lot} before${passedBefore > 1 ? ` (${passedBefore} times)` : ""}. Not interested? `,
-            h("strong", {}, "I'm out of this auction"), " passes for you until it is sold.")
+            t("web.kh.passed_before", { card: lot, times: passedBefore }), " ",
+            h("strong", {}, t("web.kh.out")), " ", t("web.kh.out_explain"))
           : null,
         h("form", { class: "row", onsubmit: submit },
-          h("label", { for: `bid-${msg.request_id}` }, "Your bid"), input,
-          h("button", { type: "submit", class: "primary" }, "Bid")),
+          h("label", { for: `bid-${msg.request_id}` }, t("web.kh.your_bid")), input,
+          h("button", { type: "submit", class: "primary" }, t("web.kh.bid"))),
         h("p", { class: "small muted", id: `bidhelp-${msg.request_id}` },
-          `At least ${min}. If you bid more than you hold and win, your notes are shown and the auction is repeated.`));
+          t("web.kh.bid_help", { min })));
     }
     case "knock":
-      return panel("You are the auctioneer",
-        h("p", {}, info.high ? `Highest bid: ${info.high}.` : "No bid yet.", " The auction closes by itself when nobody bids for a while."),
-        h("div", { class: "row" }, button("Knock it down: sold!", { kind: "knock" }, { primary: true })));
+      return panel(t("web.kh.you_auctioneer"),
+        h("p", {}, info.high ? t("web.kh.highest_bid", { amount: info.high }) : t("web.kh.no_bid_yet"), " ", t("web.kh.closes_itself")),
+        h("div", { class: "row" }, button(t("web.kh.knock"), { kind: "knock" }, { primary: true })));
     case "sell_or_buy": {
       const buttons = req.choices.map((c) => (c.kind === "sell"
-        ? button(`Sell to ${who(info.high_bidder)} for ${info.high}`, c, { primary: true })
-        : button(`Buy it myself: pay ${info.high} to ${who(info.high_bidder)}`, c)));
-      return panel(`The auction of the ${cardName(rules, info.card)} is closed`, h("div", { class: "row" }, buttons));
+        ? button(t("web.kh.sell_to", { name: who(info.high_bidder), amount: info.high }), c, { primary: true })
+        : button(t("web.kh.buy_myself", { name: who(info.high_bidder), amount: info.high }), c)));
+      return panel(t("web.kh.auction_closed", { card: cardName(rules, info.card) }), h("div", { class: "row" }, buttons));
     }
     case "pay": {
       const pedigree = info.for === "pedigree";
       const options = pedigree ? countPayments(wallet, info.count) : legalPayments(wallet, info.amount);
-      const what = pedigree ? plural(info.count, "note") + " of any value" : String(info.amount);
-      return panel(`Pay ${what} to ${who(info.to)}`,
+      const what = pedigree ? t("web.kh.notes_any_value", { count: info.count }) : String(info.amount);
+      return panel(t("web.kh.pay_to", { what, name: who(info.to) }),
         h("p", { class: "small muted" }, pedigree
-          ? "A pedigree is paid by the number of notes, not their value."
-          : "No change is given: each choice below covers the amount with no note to spare."),
+          ? t("web.kh.pedigree_paid_by_count")
+          : t("web.kh.no_change")),
         paymentPicker(options, (notes) => send({ kind: "pay", notes })));
     }
     case "offer": {
       const title = info.again
-        ? `A tie! Offer again to ${who(info.opponent)} for ${animals(info.cards, speciesName(rules, info.species))}`
-        : `Your offer to ${who(info.opponent)} for ${animals(info.cards, speciesName(rules, info.species))}`;
+        ? t("web.kh.offer_again_title", { name: who(info.opponent), animals: animals(info.cards, speciesName(rules, info.species)) })
+        : t("web.kh.offer_title", { name: who(info.opponent), animals: animals(info.cards, speciesName(rules, info.species)) });
       return panel(title,
-        h("p", { class: "small muted" }, "Only the number of notes is shown to the others; the notes stay face down."),
-        notePicker(wallet, "Offer", (notes) => send({ kind: "offer", notes })));
+        h("p", { class: "small muted" }, t("web.kh.offer_hidden")),
+        notePicker(wallet, "offer", (notes) => send({ kind: "offer", notes })));
     }
     case "respond": {
       const species = speciesName(rules, info.species);
       const stake = info.cards === 1 ? species : animals(info.cards, species); // "Dog", "2 Dogs"
-      return panel(`${who(info.challenger)} offers ${plural(info.offer_notes, "note")} for your ${animals(info.cards, species)}`,
-        h("div", { class: "panel-lot" }, cardArt(rules, info.species < rules.species.length ? info.species : 2 * rules.species.length), noteBacks(info.offer_notes, `${plural(info.offer_notes, "note")} face down`)),
-        info.again ? h("p", { class: "tie" }, "A tie before: this is the second offer.") : null,
-        h("div", { class: "row" }, button(`Accept: take the ${plural(info.offer_notes, "note")}, give the ${stake}`, { kind: "accept" }, { primary: true })),
-        h("fieldset", { class: "counter-box" }, h("legend", {}, "Or counter"),
-          h("p", {}, `Put down notes of your own, face down. Whoever's notes add up to more gets the cards; each of you keeps the notes the other gave.`),
-          notePicker(wallet, "Counter", (notes) => send({ kind: "counter", notes }), {
+      return panel(t("web.kh.respond_title", { name: who(info.challenger), count: info.offer_notes, animals: animals(info.cards, species) }),
+        h("div", { class: "panel-lot" }, cardArt(rules, info.species < rules.species.length ? info.species : 2 * rules.species.length), noteBacks(info.offer_notes, t("web.kh.face_down", { count: info.offer_notes }))),
+        info.again ? h("p", { class: "tie" }, t("web.kh.second_offer")) : null,
+        h("div", { class: "row" }, button(t("web.kh.accept", { count: info.offer_notes, stake }), { kind: "accept" }, { primary: true })),
+        h("fieldset", { class: "counter-box" }, h("legend", {}, t("web.kh.or_counter")),
+          h("p", {}, t("web.kh.counter_explain")),
+          notePicker(wallet, "counter", (notes) => send({ kind: "counter", notes }), {
             primary: false,
-            emptyLabel: "Counter with no notes",
-            emptyHint: `A counter with no notes is worth 0, so it ends like Accept: ${who(info.challenger)} gets your ${stake} and you get their notes${
-              rules.trade_tie === "offer_again"
-                ? ` (only if their notes add up to 0 too is it a tie, and ${who(info.challenger)} offers again)`
-                : " (even if their notes add up to 0: a tie goes to whoever started the trade)"}.`,
+            emptyLabel: t("web.kh.counter_none"),
+            emptyHint: t(rules.trade_tie === "offer_again" ? "web.kh.counter_none_hint_again" : "web.kh.counter_none_hint", { name: who(info.challenger), stake }),
           })));
     }
     case "claim":
       return claimPanel(msg, ctx, send);
     case "preempt": {
       const buttons = req.choices.map((c) => (c.kind === "preempt"
-        ? button(`Take it myself: give ${who(info.claimant)} ${plural(info.count, "note")}`, c)
-        : button(`Let ${who(info.claimant)} have it for ${plural(info.count, "note")}`, c, { primary: true })));
-      return panel(`${who(info.claimant)} claims the ${cardName(rules, info.card)} at ${info.count}`, h("div", { class: "row" }, buttons));
+        ? button(t("web.kh.take_myself", { name: who(info.claimant), count: info.count }), c)
+        : button(t("web.kh.let_have", { name: who(info.claimant), count: info.count }), c, { primary: true })));
+      return panel(t("web.kh.claims_title", { name: who(info.claimant), card: cardName(rules, info.card), count: info.count }), h("div", { class: "row" }, buttons));
     }
     case "rat": {
       const take = req.choices.find((c) => c.kind === "take_rat");
       const places = req.choices.filter((c) => c.kind === "place_note");
-      return panel("A rat!",
+      return panel(t("web.kh.a_rat"),
         h("p", {}, info.pile
-          ? `${plural(info.pile, "note")} ${info.pile === 1 ? "lies" : "lie"} face down beside it. Take the rat with them, or place one of your notes beside it.`
-          : "No notes beside it yet. Take the rat, or place one of your notes beside it for the next player."),
-        h("div", { class: "row" }, take ? button(info.pile ? `Take the rat and the ${plural(info.pile, "note")} beside it` : "Take the rat (nothing beside it)", take, { primary: true }) : null),
-        h("div", { class: "row", role: "group", "aria-label": "Place a note" },
-          places.map((c) => button([noteArt(c.note, "small"), ` Place a ${c.note}`], c, { attrs: { class: "place-note" } }))));
+          ? t("web.kh.rat_pile", { count: info.pile })
+          : t("web.kh.rat_empty")),
+        h("div", { class: "row" }, take ? button(info.pile ? t("web.kh.take_rat_notes", { count: info.pile }) : t("web.kh.take_rat"), take, { primary: true }) : null),
+        h("div", { class: "row", role: "group", "aria-label": t("web.kh.place_note_label") },
+          places.map((c) => button([noteArt(c.note, "small"), ` ${t("web.kh.place_note", { note: c.note })}`], c, { attrs: { class: "place-note" } }))));
     }
     case "divide":
-      return panel(`You look at the top card: the ${info.name}`,
-        h("p", {}, info.next ? "Keep it (your opponent gets the next card unseen) or give it (you get the next card)." : "It is the last card."),
+      return panel(t("web.kh.look_top", { card: animalName(info.name) }),
+        h("p", {}, info.next ? t("web.kh.keep_or_give_next") : t("web.kh.last_card")),
         h("div", { class: "row" }, req.choices.map((c) => (c.kind === "keep"
-          ? button(`Keep the ${info.name}`, c, { primary: true }) : button(`Give the ${info.name} away`, c)))));
+          ? button(t("web.kh.keep_card", { card: animalName(info.name) }), c, { primary: true }) : button(t("web.kh.give_card", { card: animalName(info.name) }), c)))));
     default:
-      return panel(`Decision: ${req.kind}`, h("div", { class: "row" },
+      return panel(t("web.kh.decision", { kind: req.kind }), h("div", { class: "row" },
         (req.choices || []).map((c) => button(JSON.stringify(c), c))));
   }
 }
 
 function paymentPicker(options, pay) {
-  if (!options.length) return h("p", { class: "error" }, "You cannot pay this amount.");
+  if (!options.length) return h("p", { class: "error" }, t("web.kh.cannot_pay"));
   const sum = (p) => p.reduce((a, b) => a + b, 0);
-  return h("div", { class: "payments", role: "group", "aria-label": "Payments you may make" },
+  return h("div", { class: "payments", role: "group", "aria-label": t("web.kh.payments_label") },
     options.map((notes, i) => h("button", {
       type: "button", class: i === 0 ? "primary payment" : "payment",
       "data-action": JSON.stringify({ kind: "pay", notes }),
-      "aria-label": `Pay ${notes.length ? countedNotes(notes, false) : "nothing"} (total ${sum(notes)})${i === 0 ? ", the cheapest" : ""}`,
+      "aria-label": t("web.kh.payment_label", { notes: notes.length ? countedNotes(notes, false) : t("web.kh.nothing"), total: sum(notes), cheapest: String(i === 0) }),
       onclick: () => pay(notes),
-    }, noteChips(notes, "notes"), h("span", { class: "total" }, ` = ${sum(notes)}`),
-    i === 0 ? h("span", { class: "tag" }, "cheapest") : null)));
+    }, noteChips(notes, t("web.kh.notes")), h("span", { class: "total" }, ` = ${sum(notes)}`),
+    i === 0 ? h("span", { class: "tag" }, t("web.kh.cheapest")) : null)));
 }
 
 /**
@@ -614,7 +621,7 @@ export function notePicker(wallet, verb, done, opts = {}) {
   const kinds = countNotes(wallet);
   const chosen = new Map(kinds.map(([v]) => [v, 0]));
   const total = h("span", { class: "total", "aria-live": "polite" });
-  const sendButton = h("button", { type: "button", class: opts.primary === false ? "secondary" : "primary", "data-picker-send": verb.toLowerCase() });
+  const sendButton = h("button", { type: "button", class: opts.primary === false ? "secondary" : "primary", "data-picker-send": verb });
   // what sending no notes means, in words, while none are chosen
   const emptyHint = opts.emptyHint ? h("p", { class: "empty-hint small", "aria-live": "polite" }) : null;
   const picked = () => kinds.flatMap(([v]) => Array(chosen.get(v)).fill(v));
@@ -622,8 +629,8 @@ export function notePicker(wallet, verb, done, opts = {}) {
   const refresh = () => {
     const notes = picked();
     const sum = notes.reduce((a, b) => a + b, 0);
-    total.textContent = `Chosen: ${plural(notes.length, "note")}, worth ${sum}`;
-    sendButton.textContent = notes.length ? `${verb} ${plural(notes.length, "note")} (${sum})` : opts.emptyLabel || `${verb} no notes`;
+    total.textContent = t("web.kh.chosen", { count: notes.length, total: sum });
+    sendButton.textContent = notes.length ? t(`web.kh.${verb}_notes`, { count: notes.length, total: sum }) : opts.emptyLabel || t(`web.kh.${verb}_none`);
     if (emptyHint) {
       emptyHint.textContent = notes.length ? "" : opts.emptyHint;
       emptyHint.hidden = notes.length > 0;
@@ -633,8 +640,8 @@ export function notePicker(wallet, verb, done, opts = {}) {
   sendButton.addEventListener("click", () => done(picked()));
   const steppers = kinds.map(([v, held]) => {
     const count = h("output", { class: "step-count" }, "0");
-    const less = h("button", { type: "button", class: "stepper less", "data-note-remove": v, "aria-label": `One ${v} note less` }, "−");
-    const more = h("button", { type: "button", class: "stepper more", "data-note-add": v, "aria-label": `One ${v} note more` }, "+");
+    const less = h("button", { type: "button", class: "stepper less", "data-note-remove": v, "aria-label": t("web.kh.one_less", { note: v }) }, "−");
+    const more = h("button", { type: "button", class: "stepper more", "data-note-add": v, "aria-label": t("web.kh.one_more", { note: v }) }, "+");
     const row = h("div", { class: "note-step", role: "group", "data-value": v },
       h("span", { class: "stack" }, noteArt(v), h("span", { class: "times" }, `×${held}`)),
       less, count, more);
@@ -646,14 +653,14 @@ export function notePicker(wallet, verb, done, opts = {}) {
       less.disabled = n === 0;
       more.disabled = n === held;
       row.classList.toggle("some", n > 0);
-      row.setAttribute("aria-label", `${v} notes: ${n} of ${held} chosen`);
+      row.setAttribute("aria-label", t("web.kh.stepper_label", { note: v, n, held }));
     });
     return row;
   });
   refresh();
   return h("div", { class: "picker" },
-    h("div", { class: "note-steps", role: "group", "aria-label": "Your notes: choose how many of each value" },
-      steppers.length ? steppers : h("span", { class: "muted" }, "You hold no notes.")),
+    h("div", { class: "note-steps", role: "group", "aria-label": t("web.kh.choose_notes_label") },
+      steppers.length ? steppers : h("span", { class: "muted" }, t("web.kh.no_notes_held"))),
     h("div", { class: "row" }, total, sendButton), emptyHint);
 }
 
@@ -670,7 +677,7 @@ function claimPanel(msg, ctx, send) {
   let count = info.from;
   let done = false;
   const display = h("div", { class: "count", role: "timer", "aria-live": "assertive" }, String(count));
-  const claim = h("button", { type: "button", class: "primary big", "data-claim": "1" }, `Claim at ${count}!`);
+  const claim = h("button", { type: "button", class: "primary big", "data-claim": "1" }, t("web.kh.claim_at", { count }));
   const hint = h("p", { class: "small muted" });
   const finish = (c) => {
     if (done) return;
@@ -682,10 +689,10 @@ function claimPanel(msg, ctx, send) {
     display.textContent = count > 0 ? String(count) : "–";
     const ok = count > 0 && allowed.has(count);
     claim.disabled = !ok;
-    claim.textContent = count > 0 ? `Claim at ${count}!` : "Too late";
+    claim.textContent = count > 0 ? t("web.kh.claim_at", { count }) : t("web.kh.too_late");
     hint.textContent = count > most
-      ? `You hold ${plural(info.notes, "note")}: you can claim from ${most} down.`
-      : "Whoever claims at the highest count wins the card and pays that many notes (any value).";
+      ? t("web.kh.claim_from", { count: info.notes, most })
+      : t("web.kh.claim_rule");
   };
   claim.addEventListener("click", () => finish(count));
   const timer = setInterval(() => {
@@ -695,34 +702,34 @@ function claimPanel(msg, ctx, send) {
     update();
   }, ctx.claimTickMs || 1000);
   update();
-  return h("section", { class: "panel countdown", "aria-label": "Pedigree countdown", "data-kind": "claim" },
-    h("h3", {}, `Pedigree countdown: the ${name}`), display,
-    h("div", { class: "row" }, claim, h("button", { type: "button", onclick: () => finish(0) }, "Don't claim")), hint);
+  return h("section", { class: "panel countdown", "aria-label": t("web.kh.countdown"), "data-kind": "claim" },
+    h("h3", {}, t("web.kh.countdown_title", { card: name })), display,
+    h("div", { class: "row" }, claim, h("button", { type: "button", onclick: () => finish(0) }, t("web.kh.dont_claim"))), hint);
 }
 
 /** What the seat is waiting for, in words (the status line). */
 export function statusLine(obs, names, me) {
   if (!obs) return "";
-  const who = (s) => (s === me ? "you" : names[s] || `seat ${s}`);
-  if (obs.over) return "The game is over.";
+  const wait = (key, s) => t(`web.kh.wait.${key}`, { you: String(s === me), name: names[s] || `#${s}` });
+  if (obs.over) return t("web.table.over");
   switch (obs.stage) {
-    case "turn": return obs.turn_seat === me ? "Your turn." : `Waiting for ${who(obs.turn_seat)} to choose a turn.`;
-    case "bid": return "The auction is open.";
-    case "sell_or_buy": return `Waiting for ${who(obs.turn_seat)} to sell or buy.`;
-    case "pay": return obs.payment ? `Waiting for ${who(obs.payment.payer)} to pay.` : "A payment.";
-    case "offer": return obs.trade ? `Waiting for ${who(obs.trade.challenger)} to offer.` : "A cow trade.";
-    case "respond": return obs.trade ? `Waiting for ${who(obs.trade.opponent)} to answer.` : "A cow trade.";
-    case "claim": return "The pedigree countdown runs.";
-    case "preempt": return `Waiting for ${who(obs.turn_seat)} to decide on the pedigree.`;
-    case "rat": return "The rat goes round.";
-    case "divide": return `Waiting for ${who(obs.turn_seat)} to keep or give.`;
+    case "turn": return obs.turn_seat === me ? t("web.kh.your_turn") : wait("turn", obs.turn_seat);
+    case "bid": return t("web.kh.wait.bid");
+    case "sell_or_buy": return wait("sell_or_buy", obs.turn_seat);
+    case "pay": return obs.payment ? wait("pay", obs.payment.payer) : t("web.kh.wait.a_payment");
+    case "offer": return obs.trade ? wait("offer", obs.trade.challenger) : t("web.kh.wait.a_trade");
+    case "respond": return obs.trade ? wait("respond", obs.trade.opponent) : t("web.kh.wait.a_trade");
+    case "claim": return t("web.kh.wait.claim");
+    case "preempt": return wait("preempt", obs.turn_seat);
+    case "rat": return t("web.kh.wait.rat");
+    case "divide": return wait("divide", obs.turn_seat);
     default: return "";
   }
 }
 
 // ---------------------------------------------------------------- the end: the score, explained
 
-const PLACE = ["1st", "2nd", "3rd", "4th", "5th", "6th"];
+const place = (p) => t("web.place", { place: p + 1 });
 
 /** Master points (§7 steps 2–5) of the given quartets, as the engine counts them. */
 function masterPoints(rules, pedigrees, sets) {
@@ -767,49 +774,49 @@ export function scoreBreakdown(result, obs, rules) {
 }
 
 function breakdownWords(row, rules) {
-  const name = (k) => rules.species[k].name;
+  const name = (k) => animalName(rules.species[k].name);
   const parts = [];
   const sum = row.quartets.reduce((a, k) => a + rules.species[k].value, 0);
   const n = row.quartets.length;
-  if (row.struck !== null) parts.push(h("li", { class: "struck" }, `All ${rules.rats} rats: the ${name(row.struck)} quartet (${rules.species[row.struck].value}) is struck out, the one that costs least.`));
-  if (!n) parts.push(h("li", {}, "No complete quartet."));
-  else parts.push(h("li", {}, "Quartets: ", row.quartets.map((k) => h("span", { class: "qchip" }, `${name(k)} ${rules.species[k].value}`))));
+  if (row.struck !== null) parts.push(h("li", { class: "struck" }, t("web.kh.score.struck", { rats: rules.rats, name: name(row.struck), value: rules.species[row.struck].value })));
+  if (!n) parts.push(h("li", {}, t("web.kh.score.none")));
+  else parts.push(h("li", {}, t("web.kh.score.quartets"), " ", row.quartets.map((k) => h("span", { class: "qchip" }, `${name(k)} ${rules.species[k].value}`))));
   if (rules.scoring === "master") {
     const matching = row.pedigrees.filter((p) => row.quartets.includes(p));
     const loose = row.pedigrees.filter((p) => !row.quartets.includes(p));
     const bonus = rules.pedigree_bonus;
     const base = sum + bonus * matching.length;
-    if (matching.length) parts.push(h("li", {}, `Pedigree with its quartet: ${matching.map(name).join(", ")} (+${bonus} each to the sum).`));
-    if (n) parts.push(h("li", { class: "sum" }, `${base} × ${plural(n, "quartet")} = ${base * n}`));
+    if (matching.length) parts.push(h("li", {}, t("web.kh.score.pedigree_with", { names: matching.map(name).join(", "), bonus })));
+    if (n) parts.push(h("li", { class: "sum" }, t("web.kh.score.product", { sum: base, count: n, total: base * n })));
     if (loose.length) {
-      parts.push(h("li", {}, `Pedigree without its quartet: ${loose.map(name).join(", ")} (+${bonus} each, not multiplied).`));
+      parts.push(h("li", {}, t("web.kh.score.pedigree_without", { names: loose.map(name).join(", "), bonus })));
       parts.push(h("li", { class: "sum" }, `${base * n} + ${bonus} × ${loose.length} = ${base * n + bonus * loose.length}`));
     }
   } else if (n) {
-    parts.push(h("li", { class: "sum" }, `${sum} × ${plural(n, "quartet")} = ${sum * n}`));
+    parts.push(h("li", { class: "sum" }, t("web.kh.score.product", { sum, count: n, total: sum * n })));
   }
-  if (row.struck === null && row.rats) parts.push(h("li", {}, `${plural(row.rats, "rat")}: harmless (a quartet is struck out only with all ${rules.rats}).`));
-  if (row.computed !== row.score) parts.push(h("li", {}, `With the money added by these rules: ${row.score}.`));
+  if (row.struck === null && row.rats) parts.push(h("li", {}, t("web.kh.score.rats_harmless", { count: row.rats, rats: rules.rats })));
+  if (row.computed !== row.score) parts.push(h("li", {}, t("web.kh.score.with_money", { score: row.score })));
   return parts;
 }
 
 /** The end of a Kuhhandel game: places, points and how each seat's points come about. */
 export function scoreBoard(result, obs, rules, names, me = null, pages = null) {
   if (!result) return null;
-  if (result.termination === "aborted") return h("p", {}, `The game was stopped${result.reason ? `: ${result.reason}` : ""}.`);
+  if (result.termination === "aborted") return h("p", {}, t("web.kh.score.stopped"));
   const rows = scoreBreakdown(result, obs, rules);
   rows.sort((a, b) => a.place - b.place || a.seat - b.seat);
   const tiedPoints = (r) => rows.some((o) => o.seat !== r.seat && o.score === r.score);
   return h("table", { class: "scores breakdown" },
-    h("caption", {}, result.termination === "normal" ? "Final scores" : `Final scores (the game was cut short: ${result.reason || result.termination})`),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Player"),
-      h("th", { scope: "col" }, "How the points come about"), h("th", { scope: "col" }, "Points"), h("th", { scope: "col" }, "Money"))),
+    h("caption", {}, result.termination === "normal" ? t("web.kh.score.final") : t("web.kh.score.final_cut", { termination: result.termination })),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("web.score.place")), h("th", { scope: "col" }, t("web.score.player")),
+      h("th", { scope: "col" }, t("web.kh.score.how")), h("th", { scope: "col" }, t("web.score.points")), h("th", { scope: "col" }, t("web.kh.score.money")))),
     h("tbody", {}, rows.map((r) => h("tr", { class: `${r.place === 0 ? "winner" : ""}${r.seat === me ? " me" : ""}`, "data-seat": r.seat },
-      h("td", {}, PLACE[r.place] || String(r.place + 1)),
-      h("th", { scope: "row" }, seatName(names, pages, r.seat), r.seat === me ? " (you)" : ""),
+      h("td", {}, place(r.place)),
+      h("th", { scope: "row" }, seatName(names, pages, r.seat), r.seat === me ? ` ${t("web.score.you")}` : ""),
       h("td", {}, h("ul", { class: "why" }, breakdownWords(r, rules))),
       h("td", { class: "points" }, String(r.score)),
-      h("td", { class: "money" }, r.money === null ? "" : String(r.money), r.money !== null && tiedPoints(r) ? h("div", { class: "small muted" }, "breaks the tie") : null)))));
+      h("td", { class: "money" }, r.money === null ? "" : String(r.money), r.money !== null && tiedPoints(r) ? h("div", { class: "small muted" }, t("web.kh.score.breaks_tie")) : null)))));
 }
 
 // ---------------------------------------------------------------- motion after a draw

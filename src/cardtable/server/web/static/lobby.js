@@ -1,9 +1,11 @@
 // The lobby: who you are, play now against house bots, create or join a private table, and the
 // tables running on this server.
 
-import { h, clear, getJSON, toast, plural } from "./dom.js";
+import { h, clear, getJSON, toast } from "./dom.js";
+import { refusal } from "./table.js";
 import { session, Session } from "./session.js";
-import { gameName, gameTitle } from "./names.js";
+import { gameName, gameTitle, rulesName } from "./names.js";
+import { t } from "./i18n.js";
 import { nameLink } from "./botpage.js";
 import { accountBox, inviteLink, pendingInvite, preferredIdentity, ratedChoice, ratedWords, signOut } from "./account.js";
 
@@ -21,12 +23,8 @@ function botOrder(bots) {
   return [...bots].sort((a, b) => rank(a) - rank(b));
 }
 /** House bots in words (the value sent stays the bot's name). */
-const STRENGTH_WORDS = {
-  random: "Easy: plays any legal move", simple: "Easy", heuristic: "Medium: plays sensibly",
-  strong: "Hard", expert: "Hard: plays to win",
-  learned: "Learned: 4-seat classic, competition",
-};
-const strengthWords = (b) => STRENGTH_WORDS[b] || b;
+const STRENGTH_WORDS = ["random", "simple", "heuristic", "strong", "expert", "learned"];
+const strengthWords = (b) => (STRENGTH_WORDS.includes(b) ? t(`web.lobby.strength.${b}`) : b);
 /** The lobby's defaults fit "me against three bots" of medium strength. */
 const DEFAULT_SEATS = 4;
 const DEFAULT_STRENGTH = "heuristic";
@@ -43,12 +41,9 @@ function select(options, value, attrs = {}) {
 
 /** The rule-set chooser shared by both forms; returns controls and a reader. */
 /** Pace in words (the server's `pace` values: docs/protocol.md, "Pace and spectator delay"). */
-const PACE_WORDS = {
-  // short enough for a closed select at 390 px ("Normal: the bots' moves come one at" was cut)
-  normal: "Normal: one move at a time",
-  fast: "Fast: three times as fast",
-  instant: "Instant: no waiting",
-};
+// short enough for a closed select at 390 px ("Normal: the bots' moves come one at" was cut)
+const PACE_WORDS = ["normal", "fast", "instant"];
+const paceWords = (p) => (PACE_WORDS.includes(p) ? t(`web.lobby.pace.${p}`) : p);
 
 /**
  * What this server's join message takes besides the rule set (read from its published schema,
@@ -90,15 +85,15 @@ function gameChooser(lobbies, { withCustom, withQuiet, remember }, options = { p
   const strength = h("select", { name: "strength" });
   const open = h("input", { type: "checkbox", name: "open" });
   const quiet = h("input", { type: "number", name: "quiet", min: 1, max: 60, step: 0.5, value: 5, inputmode: "decimal" });
-  const rounds = h("input", { type: "number", name: "rounds", min: 1, max: 10, placeholder: "as the rule set says", inputmode: "numeric" });
+  const rounds = h("input", { type: "number", name: "rounds", min: 1, max: 10, placeholder: t("web.lobby.rounds_placeholder"), inputmode: "numeric" });
   const custom = h("textarea", { name: "custom", rows: 3, placeholder: '{"preset": "classic", "auction_style": "open"}' });
   const khOnly = h("div", { class: "kh-only" },
-    h("div", { class: "field check" }, open, h("label", { for: (open.id = `open-${Math.random().toString(36).slice(2, 7)}`) }, "Open auction: bid any time, the auctioneer knocks it down")),
-    withQuiet ? field("Auction quiet period (seconds)", quiet, "An open auction closes after this long without a new bid.") : null);
-  const cuOnly = h("div", { class: "cu-only" }, field("Rounds in the match", rounds, "1 to 10; the standard match is 10 rounds."));
+    h("div", { class: "field check" }, open, h("label", { for: (open.id = `open-${Math.random().toString(36).slice(2, 7)}`) }, t("web.lobby.open_auction"))),
+    withQuiet ? field(t("web.lobby.quiet"), quiet, t("web.lobby.quiet_help")) : null);
+  const cuOnly = h("div", { class: "cu-only" }, field(t("web.lobby.rounds"), rounds, t("web.lobby.rounds_help")));
   const refresh = () => {
     const info = lobbies.games[game.value];
-    clear(rules).append(...info.presets.map((p) => h("option", { value: p, selected: p === info.default_rules }, p)));
+    clear(rules).append(...info.presets.map((p) => h("option", { value: p, selected: p === info.default_rules }, rulesName(p))));
     const medium = info.house_bots.includes(DEFAULT_STRENGTH) ? DEFAULT_STRENGTH : info.fallback_bot;
     clear(strength).append(...botOrder(info.house_bots).map((b) => h("option", { value: b, selected: b === medium }, strengthWords(b))));
     sync();
@@ -117,7 +112,7 @@ function gameChooser(lobbies, { withCustom, withQuiet, remember }, options = { p
   game.addEventListener("change", refresh);
   open.addEventListener("change", sync);
   rules.addEventListener("change", sync);
-  const pace = options.paces ? select(options.paces.map((p) => [p, PACE_WORDS[p] || p]), options.paces.includes("normal") ? "normal" : options.paces[0], { name: "pace" }) : null;
+  const pace = options.paces ? select(options.paces.map((p) => [p, paceWords(p)]), options.paces.includes("normal") ? "normal" : options.paces[0], { name: "pace" }) : null;
   if (pace) pace.addEventListener("change", () => { pace.dataset.chosen = "1"; });
   const delay = options.delay ? h("input", { type: "number", name: "spectator_delay", min: 0, max: 600, step: 1, value: 0, inputmode: "numeric" }) : null;
   // the last choices come back (only those this server still offers), then every change is kept
@@ -145,12 +140,12 @@ function gameChooser(lobbies, { withCustom, withQuiet, remember }, options = { p
     }
   }
   const controls = [
-    field("Game", game), field("Rule set", rules), field("Seats", seats),
-    field("House bot strength", strength, "The house bots play the seats nobody else takes."),
-    pace ? field("Pace", pace, "How fast the moves you did not make are shown.") : null,
-    delay ? field("Spectator delay (seconds)", delay, "Spectators see the game this much later (0: at once).") : null,
+    field(t("web.lobby.game"), game), field(t("web.lobby.rule_set"), rules), field(t("web.lobby.seats"), seats),
+    field(t("web.lobby.strength"), strength, t("web.lobby.strength_help")),
+    pace ? field(t("web.lobby.pace"), pace, t("web.lobby.pace_help")) : null,
+    delay ? field(t("web.lobby.delay"), delay, t("web.lobby.delay_help")) : null,
     khOnly, cuOnly,
-    withCustom ? h("details", {}, h("summary", {}, "Custom rule set (JSON)"), field("Rule set as JSON (overrides the choices above)", custom)) : null,
+    withCustom ? h("details", {}, h("summary", {}, t("web.lobby.custom")), field(t("web.lobby.custom_json"), custom)) : null,
   ];
   const read = () => {
     let ruleValue = rules.value;
@@ -173,28 +168,28 @@ export function renderLobby(main, navigate) {
   const play = h("div", { class: "play-forms" });
   const tables = h("section", { class: "panel", "aria-labelledby": "tables-h" });
   clear(main).appendChild(h("div", { class: "lobby" },
-    h("h1", {}, "Lobby"),
-    h("p", { class: "lead" }, "Play Kuhhandel and Cunegonda against people and bots, watch running games, study replays."),
+    h("h1", {}, t("web.title.lobby")),
+    h("p", { class: "lead" }, t("web.lobby.lead")),
     you, play, tables));
   let lobbies = null;
   let options = { paces: null, delay: false };
 
   function drawYou() {
     clear(you);
-    you.appendChild(h("h2", { id: "you-h" }, "You"));
+    you.appendChild(h("h2", { id: "you-h" }, t("web.lobby.you")));
     if (session.connected) {
       you.append(
-        h("p", {}, "Playing as ", session.you.kind === "person" ? h("a", { href: `/players/${encodeURIComponent(session.you.name)}` }, h("strong", {}, session.you.name)) : h("strong", {}, session.you.name),
-          ` (${{ guest: "guest", person: "signed in", bot: "registered bot" }[session.you.kind] || session.you.kind}).`),
+        h("p", {}, t("web.lobby.playing_as"), " ", session.you.kind === "person" ? h("a", { href: `/players/${encodeURIComponent(session.you.name)}` }, h("strong", {}, session.you.name)) : h("strong", {}, session.you.name),
+          ` (${["guest", "person", "bot"].includes(session.you.kind) ? t(`web.lobby.kind.${session.you.kind}`) : session.you.kind}).`),
         h("button", { type: "button", onclick: async () => {
           if (session.you.kind === "person") await signOut(false);
           else { session.disconnect(); Session.forget(); }
           drawYou(); drawPlay();
-        } }, "Sign out"));
+        } }, t("web.lobby.sign_out")));
       const running = session.welcomeGames.filter((id) => !(session.games.get(id) || {}).end);
       if (running.length) {
-        you.append(h("p", { class: "warn" }, "You hold a seat in a running game: ",
-          running.map((id) => h("a", { href: `/table/${id}`, class: "button primary" }, "Back to your table"))));
+        you.append(h("p", { class: "warn" }, t("web.lobby.hold_seat"), " ",
+          running.map((id) => h("a", { href: `/table/${id}`, class: "button primary" }, t("web.lobby.back_to_table")))));
       }
       return;
     }
@@ -204,17 +199,17 @@ export function renderLobby(main, navigate) {
       ev.preventDefault();
       const token = saved && saved.kind === "guest" ? saved.token : undefined;
       connect({ kind: "guest", name: name.value.trim() || "guest", token });
-    } }, field("Display name", name), h("button", { type: "submit", class: "primary" }, "Play as a guest"));
+    } }, field(t("web.lobby.display_name"), name), h("button", { type: "submit", class: "primary" }, t("web.lobby.play_guest")));
     const botName = h("input", { type: "text", name: "bot", maxlength: 32, autocomplete: "username" });
     const botToken = h("input", { type: "password", name: "token", autocomplete: "current-password" });
     const botForm = h("form", { class: "row", onsubmit: (ev) => {
       ev.preventDefault();
       connect({ kind: "bot", name: botName.value.trim(), token: botToken.value.trim() });
-    } }, field("Bot name", botName), field("Token", botToken), h("button", { type: "submit" }, "Sign in"));
+    } }, field(t("web.lobby.bot_name"), botName), field(t("web.lobby.token"), botToken), h("button", { type: "submit" }, t("web.nav.signin")));
     you.append(accountBox(connect));
-    you.append(h("p", {}, "Choose a display name. No account is needed; this browser remembers you so you can come back to a running game."),
-      guestForm, h("details", {}, h("summary", {}, "Play with a registered bot's name and token"),
-        h("p", { class: "small muted" }, "You then play under the bot's name, with the bots' short decision clock."), botForm));
+    you.append(h("p", {}, t("web.lobby.choose_name")),
+      guestForm, h("details", {}, h("summary", {}, t("web.lobby.as_bot")),
+        h("p", { class: "small muted" }, t("web.lobby.as_bot_help")), botForm));
   }
 
   async function connect(identity) {
@@ -231,7 +226,7 @@ export function renderLobby(main, navigate) {
         heading.focus();
       }
     } catch (err) {
-      toast(`Could not sign in: ${err.message}`, "error");
+      toast(t("web.lobby.could_not_sign_in", { error: err.message }), "error");
     }
   }
 
@@ -248,14 +243,14 @@ export function renderLobby(main, navigate) {
     if (!session.connected || !lobbies) return;
     if (session.waiting) {
       const w = session.waiting;
-      play.appendChild(h("section", { class: "panel waiting-table", "aria-label": "Your private table" },
-        h("h2", {}, "Your private table"),
-        h("p", {}, "Invite code: ", h("strong", { class: "invite", "data-invite": w.invite }, w.invite),
-          ` · ${gameName(w.game)} · ${plural(w.open_seats, "open seat")} · `, ratedWords(w.rated)),
+      play.appendChild(h("section", { class: "panel waiting-table", "aria-label": t("web.lobby.your_private") },
+        h("h2", {}, t("web.lobby.your_private")),
+        h("p", {}, t("web.lobby.invite_code"), " ", h("strong", { class: "invite", "data-invite": w.invite }, w.invite),
+          ` · ${gameName(w.game)} · ${t("web.lobby.open_seats", { count: w.open_seats })} · `, ratedWords(w.rated)),
         inviteLink(w.invite),
-        h("p", {}, `At the table: ${w.players.join(", ")}`),
-        h("p", { class: "small muted" }, "The game starts as soon as every seat is taken. Share the code."),
-        h("button", { type: "button", onclick: () => { session.send({ type: "leave" }); session.waiting = null; drawPlay(); } }, "Leave this table")));
+        h("p", {}, t("web.lobby.at_the_table", { names: w.players.join(", ") })),
+        h("p", { class: "small muted" }, t("web.lobby.starts_when_full")),
+        h("button", { type: "button", onclick: () => { session.send({ type: "leave" }); session.waiting = null; drawPlay(); } }, t("web.lobby.leave_this"))));
       return;
     }
     const quick = gameChooser(lobbies, { withCustom: false, withQuiet: false, remember: "quick" }, options);
@@ -269,8 +264,8 @@ export function renderLobby(main, navigate) {
       if (c.pace) message.pace = c.pace;
       if (c.spectator_delay_ms) message.spectator_delay_ms = c.spectator_delay_ms;
       join(message);
-    } }, h("h2", { id: "quick-h" }, "Play now against house bots"), quick.controls, quickRated.control,
-    h("button", { type: "submit", class: "primary" }, "Play now"));
+    } }, h("h2", { id: "quick-h" }, t("web.lobby.quick")), quick.controls, quickRated.control,
+    h("button", { type: "submit", class: "primary" }, t("web.lobby.play_now")));
 
     const priv = gameChooser(lobbies, { withCustom: true, withQuiet: true, remember: "private" }, options);
     const botCount = h("input", { type: "number", name: "bots", min: 0, max: 5, value: 0, inputmode: "numeric" });
@@ -280,23 +275,23 @@ export function renderLobby(main, navigate) {
     const privForm = h("form", { class: "panel", "aria-labelledby": "priv-h", onsubmit: (ev) => {
       ev.preventDefault();
       let c;
-      try { c = priv.read(); } catch (err) { toast(`The custom rule set is not JSON: ${err.message}`, "error"); return; }
+      try { c = priv.read(); } catch (err) { toast(t("web.lobby.not_json", { error: err.message }), "error"); return; }
       const create = { rules: c.rules, seats: c.seats, bots: Array(Number(botCount.value) || 0).fill(c.strength), listed: listed.checked };
       if (c.quiet_ms) create.quiet_ms = c.quiet_ms;
       if (privRated.read()) create.rated = true;
       if (c.pace) create.pace = c.pace;
       if (c.spectator_delay_ms) create.spectator_delay_ms = c.spectator_delay_ms;
       join({ type: "join", lobby: "private", game: c.game, create });
-    } }, h("h2", { id: "priv-h" }, "Create a private table"), priv.controls,
-    field("House bots at the table", botCount, "The other seats stay open for people with the invite code."),
-    h("div", { class: "field check" }, listed, h("label", { for: "listed-cb" }, "List the open seats in the lobby")), privRated.control,
-    h("button", { type: "submit", class: "primary" }, "Create the table"));
+    } }, h("h2", { id: "priv-h" }, t("web.lobby.create_private")), priv.controls,
+    field(t("web.lobby.house_bots"), botCount, t("web.lobby.house_bots_help")),
+    h("div", { class: "field check" }, listed, h("label", { for: "listed-cb" }, t("web.lobby.list_seats"))), privRated.control,
+    h("button", { type: "submit", class: "primary" }, t("web.lobby.create")));
 
     const code = h("input", { type: "text", name: "invite", maxlength: 12, autocapitalize: "characters", autocomplete: "off" });
     const inviteForm = h("form", { class: "panel", "aria-labelledby": "inv-h", onsubmit: (ev) => {
       ev.preventDefault();
       join({ type: "join", lobby: "private", invite: code.value.trim().toUpperCase() });
-    } }, h("h2", { id: "inv-h" }, "Join by invite code"), field("Invite code", code), h("button", { type: "submit", class: "primary" }, "Join"));
+    } }, h("h2", { id: "inv-h" }, t("web.lobby.join_by_code")), field(t("web.lobby.invite_code_label"), code), h("button", { type: "submit", class: "primary" }, t("web.lobby.join")));
     play.append(quickForm, privForm, inviteForm);
   }
 
@@ -304,33 +299,33 @@ export function renderLobby(main, navigate) {
     let data;
     try { data = await getJSON("/api/tables"); } catch (err) { return; }
     if (!tables.isConnected) return;
-    clear(tables).appendChild(h("h2", { id: "tables-h" }, "Tables"));
+    clear(tables).appendChild(h("h2", { id: "tables-h" }, t("web.lobby.tables")));
     if (data.waiting.length) {
-      tables.appendChild(h("h3", {}, "Open seats"));
+      tables.appendChild(h("h3", {}, t("web.lobby.open_seats_h")));
       tables.appendChild(h("ul", { class: "tables" }, data.waiting.map((w) => h("li", {},
         h("span", {}, `${gameTitle(w)} · `, w.players.map((n, i) => [i ? ", " : "", nameLink(n, w.pages && w.pages[i])]),
-          ` · ${plural(w.open_seats, "open seat")} · `, ratedWords(w.rated)),
-        h("button", { type: "button", disabled: !session.connected, title: session.connected ? "" : "choose a display name first",
-          onclick: () => join({ type: "join", lobby: "private", invite: w.invite }) }, `Take a seat (${w.invite})`)))));
+          ` · ${t("web.lobby.open_seats", { count: w.open_seats })} · `, ratedWords(w.rated)),
+        h("button", { type: "button", disabled: !session.connected, title: session.connected ? "" : t("web.lobby.name_first"),
+          onclick: () => join({ type: "join", lobby: "private", invite: w.invite }) }, t("web.lobby.take_seat", { invite: w.invite }))))));
     }
-    tables.appendChild(h("h3", {}, "Running"));
-    if (!data.running.length) tables.appendChild(h("p", { class: "muted" }, "No game is running right now."));
+    tables.appendChild(h("h3", {}, t("web.lobby.running")));
+    if (!data.running.length) tables.appendChild(h("p", { class: "muted" }, t("web.lobby.none_running")));
     else {
-      tables.appendChild(h("ul", { class: "tables" }, data.running.map((t) => h("li", {},
-        h("span", {}, `${gameTitle(t)} · ${t.lobby} · `, ratedWords(t.rated), " · ",
-          t.seats.map((s, i) => h("span", { class: `who ${s.kind}` }, i ? ", " : "", nameLink(s.name, s.page, false, s.kind),
-            `${s.kind === "guest" || s.kind === "person" ? " (person)" : ""}${s.presence === "left" ? " (left: house bot)" : s.away ? " (away: house bot)" : ""}`))),
-        t.spectator_delay_ms ? h("span", { class: "small muted" }, ` (spectators see it ${Math.round(t.spectator_delay_ms / 1000)} s later)`) : null,
-        h("a", { href: `/watch/${t.id}`, class: "button", "aria-label": `Watch ${gameTitle(t)}: ${t.names.join(", ")}` }, "Watch")))));
+      tables.appendChild(h("ul", { class: "tables" }, data.running.map((tb) => h("li", {},
+        h("span", {}, `${gameTitle(tb)} · ${t(`web.lobby.lobby.${tb.lobby}`)} · `, ratedWords(tb.rated), " · ",
+          tb.seats.map((s, i) => h("span", { class: `who ${s.kind}` }, i ? ", " : "", nameLink(s.name, s.page, false, s.kind),
+            `${s.kind === "guest" || s.kind === "person" ? ` ${t("web.lobby.person")}` : ""}${s.presence === "left" ? ` ${t("web.lobby.left_house")}` : s.away ? ` ${t("web.lobby.away_house")}` : ""}`))),
+        tb.spectator_delay_ms ? h("span", { class: "small muted" }, ` ${t("web.lobby.delayed", { seconds: Math.round(tb.spectator_delay_ms / 1000) })}`) : null,
+        h("a", { href: `/watch/${tb.id}`, class: "button", "aria-label": t("web.lobby.watch_label", { title: gameTitle(tb), names: tb.names.join(", ") }) }, t("web.lobby.watch"))))));
     }
-    tables.appendChild(h("p", {}, h("a", { href: "/replay" }, "Finished games and replays")));
+    tables.appendChild(h("p", {}, h("a", { href: "/replay" }, t("web.lobby.finished"))));
   }
 
   cleanups.push(session.on((kind, data) => {
     if (kind === "game" && data.start && !data.end && session.current === data.id) navigate(`/table/${data.id}`);
     if (kind === "table") drawPlay();
     if (kind === "welcome" || kind === "closed") { drawYou(); drawPlay(); }
-    if (kind === "error") toast(data.reason, "error");
+    if (kind === "error") toast(refusal(data), "error");
   }));
   const timer = setInterval(drawTables, 3000);
   cleanups.push(() => clearInterval(timer));
@@ -357,6 +352,6 @@ export function renderLobby(main, navigate) {
       session.connect(saved).then(() => { drawYou(); drawPlay(); }).catch(() => drawYou());
     });
   } else joinInvite();
-  if (pendingInvite() && !session.connected) toast(`Choose how to play, then you join the table ${pendingInvite()}.`);
+  if (pendingInvite() && !session.connected) toast(t("web.lobby.invite_pending", { invite: pendingInvite() }));
   return () => cleanups.forEach((f) => f());
 }

@@ -6,6 +6,7 @@
 // auction)"). The HTTP reads carry that name as `rules_label`; the pages only show it.
 
 import { h } from "./dom.js";
+import { t, has } from "./i18n.js";
 
 const GAMES = { kuhhandel: "Kuhhandel", cunegonda: "Cunegonda" };
 
@@ -14,18 +15,30 @@ export function gameName(game) {
   return GAMES[game] || game;
 }
 
+/**
+ * A rule set's name in the person's language: a preset as each edition is known there (the
+ * catalog's `ruleset.{name}`); a label the catalog does not hold ("classic (open auction)") as
+ * the server wrote it, its preset part translated.
+ */
+export function rulesName(label) {
+  if (!label) return "";
+  if (has(`ruleset.${label}`)) return t(`ruleset.${label}`);
+  const m = /^([\w-]+)( .*)$/.exec(label);
+  return m && has(`ruleset.${m[1]}`) ? t(`ruleset.${m[1]}`) + m[2] : label;
+}
+
 /** The rule set's name from anything the server sent (`rules_label` first, then the preset). */
 export function ruleSetName(x) {
   if (!x) return "";
-  if (x.rules_label) return x.rules_label;
-  if (x.rules_name) return x.rules_name;
-  if (typeof x.rules === "string") return x.rules;
-  return "custom rules";
+  if (x.rules_label) return rulesName(x.rules_label);
+  if (x.rules_name) return rulesName(x.rules_name);
+  if (typeof x.rules === "string") return rulesName(x.rules);
+  return t("web.names.custom_rules");
 }
 
 /** "Kuhhandel · classic (open auction)": the title of a table, a replay or a leaderboard. */
 export function gameTitle(x, label = null) {
-  return `${gameName(x.game)} · ${label || ruleSetName(x)}`;
+  return `${gameName(x.game)} · ${label ? rulesName(label) : ruleSetName(x)}`;
 }
 
 /**
@@ -33,11 +46,11 @@ export function gameTitle(x, label = null) {
  * person with an account, a stored bot; a guest has none). The page opens in a new tab, so
  * that following a name never leaves the game.
  */
-export function seatName(names, pages, s, fallback = `seat ${s}`) {
+export function seatName(names, pages, s, fallback = `#${s}`) {
   const name = names[s] || fallback;
   const page = pages && pages[s];
   if (!page) return name;
-  return h("a", { href: page, target: "_blank", rel: "noopener", class: "seat-link", title: `${name}'s page (opens in a new tab)` }, name);
+  return h("a", { href: page, target: "_blank", rel: "noopener", class: "seat-link", title: t("web.names.page_title", { name }) }, name);
 }
 
 /**
@@ -58,10 +71,10 @@ export function presenceTag(holder) {
   if (!holder) return null;
   const presence = holder.presence || (holder.away ? "away" : "here");
   const person = holder.kind === "guest" || holder.kind === "person";
-  if (presence === "left") return h("span", { class: "tag away", "data-presence": "left", title: "they left the table: a house bot plays until they take the seat back" }, "left: house bot playing");
-  if (presence === "taken over") return h("span", { class: "tag away", "data-presence": "taken over", title: "too many faults: the house bot plays the rest" }, "house bot playing");
-  if (presence === "away") return h("span", { class: "tag away", "data-presence": "away", title: "their connection dropped: their decisions wait a moment, then a house bot answers" }, "away");
-  if (holder.kind === "house") return h("span", { class: "tag bot", "data-presence": "house" }, "house bot");
-  if (person) return h("span", { class: "tag person", "data-presence": "here", title: "at the table" }, "at the table");
-  return h("span", { class: "tag bot", "data-presence": "here" }, "bot");
+  if (presence === "left") return h("span", { class: "tag away", "data-presence": "left", title: t("web.names.left_title") }, t("web.names.left"));
+  if (presence === "taken over") return h("span", { class: "tag away", "data-presence": "taken over", title: t("web.names.taken_over_title") }, t("web.names.taken_over"));
+  if (presence === "away") return h("span", { class: "tag away", "data-presence": "away", title: t("web.names.away_title") }, t("web.names.away"));
+  if (holder.kind === "house") return h("span", { class: "tag bot", "data-presence": "house" }, t("web.names.house_bot"));
+  if (person) return h("span", { class: "tag person", "data-presence": "here", title: t("web.names.here") }, t("web.names.here"));
+  return h("span", { class: "tag bot", "data-presence": "here" }, t("web.names.bot"));
 }

@@ -11,6 +11,7 @@ import { playAgain } from "./account.js";
 import { h, clear, getJSON, toast, seconds, morph } from "./dom.js";
 import { session, Session, wsUrl } from "./session.js";
 import { describe } from "./describe.js";
+import { t, has } from "./i18n.js";
 import { gameTitle } from "./names.js";
 import * as KH from "./kuhhandel.js";
 import * as CU from "./cunegonda.js";
@@ -18,7 +19,7 @@ import { chatPanel, CHAT_ERRORS } from "./chat.js";
 
 const LOG_LINES = 300;
 const TITLE = "cardtable";
-const YOUR_TURN_TITLE = "● Your turn — cardtable";
+const yourTurnTitle = () => `● ${t("web.table.your_turn_title")} — cardtable`;
 /** How long a note about a timeout stays on the table. */
 const NOTICE_MS = 12000;
 const SOUND_KEY = "cardtable.sound";
@@ -101,7 +102,7 @@ function logView(box) {
         while (list.childElementCount > LOG_LINES) list.firstElementChild.remove();
       } else {
         // the log region is the list's box (.log-box, role=log): a list keeps its list role
-        const fresh = h("ol", { class: "log", tabindex: "0", "aria-label": "What happened" }, lines.slice(-LOG_LINES).map(logLine));
+        const fresh = h("ol", { class: "log", tabindex: "0", "aria-label": t("web.table.log_label") }, lines.slice(-LOG_LINES).map(logLine));
         if (list) list.replaceWith(fresh);
         else box.appendChild(fresh);
         list = fresh;
@@ -189,21 +190,31 @@ function houseMove(start, events, index, names, me) {
     const d = ev.data || {};
     const mine = d.seat === me || d.from === me;
     if (!mine) continue;
-    if (ev.kind === "pass") return start.game === "kuhhandel" ? "it passed." : describe(start.game, ev, names);
+    if (ev.kind === "pass") return start.game === "kuhhandel" ? t("web.table.house_passed") : describe(start.game, ev, names);
     const text = describe(start.game, ev, names);
     if (text) return text.replace(/\.$/, "") + ".";
   }
-  return "it made the move for you.";
+  return t("web.table.house_moved");
 }
 
 function endTitle(result, me) {
-  if (!result) return "Game over";
-  if (result.termination === "aborted") return "The game was stopped";
-  if (me === null || me === undefined) return "Game over";
+  if (!result) return t("web.table.game_over");
+  if (result.termination === "aborted") return t("web.table.stopped");
+  if (me === null || me === undefined) return t("web.table.game_over");
   const place = result.places[me];
   const shared = result.places.filter((p) => p === place).length > 1;
-  if (place === 0) return shared ? "Game over: you share first place!" : "Game over: you win!";
-  return `Game over: you finished ${["1st", "2nd", "3rd", "4th", "5th", "6th"][place] || place + 1}${shared ? " (shared)" : ""}.`;
+  if (place === 0) return shared ? t("web.table.you_share_first") : t("web.table.you_win");
+  return t("web.table.you_finished", { place: place + 1, shared: String(shared) });
+}
+
+/**
+ * A refusal or error from the server in the person's words: the message's code names the
+ * catalog's `web.error.{code}` (its `args` filled in); the server's English `reason` (for bots and
+ * logs) shows only for a code the catalog does not know.
+ */
+export function refusal(msg) {
+  const key = `web.error.${msg.code}`;
+  return msg.code && has(key) ? t(key, msg.args || {}) : msg.reason || msg.code || "";
 }
 
 // ---------------------------------------------------------------- the seat
@@ -227,11 +238,11 @@ export function renderSeat(main, gameId, navigate) {
   const head = h("div", { class: "table-head" });
   const messages = h("div", { class: "messages", role: "alert" });
   const boardBox = h("div", { class: "board-col" });
-  const actionsBox = h("div", { class: "actions", role: "region", "aria-label": "Your decisions" });
+  const actionsBox = h("div", { class: "actions", role: "region", "aria-label": t("web.table.decisions_label") });
   const autoBox = h("div", { class: "auto-note", "aria-live": "polite" });
-  const clockEl = h("div", { class: "clock", role: "timer", "aria-label": "Your decision clock", hidden: true });
+  const clockEl = h("div", { class: "clock", role: "timer", "aria-label": t("web.table.clock_label"), hidden: true });
   const handBox = h("div", { class: "hand-box" });
-  const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"));
+  const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, t("web.table.log")));
   const showBoard = boardView(boardBox);
   const log = logView(logBox);
   const chat = chatPanel(gameId); // table chat (chat.js): shown when this seat has chat
@@ -248,10 +259,10 @@ export function renderSeat(main, gameId, navigate) {
 
   const waitFor = (text, links = true) => {
     headMode = "";
-    clear(head).appendChild(h("h1", {}, "Table"));
+    clear(head).appendChild(h("h1", {}, t("web.title.table")));
     clear(boardBox).appendChild(h("div", { class: "panel" }, h("p", {}, text),
-      links ? h("p", {}, h("a", { href: `/watch/${gameId}` }, "Watch this game"), " · ",
-        h("a", { href: `/replay/${gameId}` }, "its replay (once it is over)"), " · ", h("a", { href: "/" }, "the lobby")) : null));
+      links ? h("p", {}, h("a", { href: `/watch/${gameId}` }, t("web.table.watch_this")), " · ",
+        h("a", { href: `/replay/${gameId}` }, t("web.table.its_replay")), " · ", h("a", { href: "/" }, t("web.table.the_lobby"))) : null));
   };
 
   // own private state: the latest request's observation plus the events since
@@ -291,10 +302,10 @@ export function renderSeat(main, gameId, navigate) {
     if (start.rules.auction_style !== "open") return null;
     const quiet = (publicView && publicView.view.quiet_ms) || 5000;
     const left = quiet - (performance.now() - auctionActivity);
-    if (left <= 0) return "Sold!";
-    if (left < quiet / 3) return `Going twice… (${seconds(left)})`;
-    if (left < (2 * quiet) / 3) return `Going once… (${seconds(left)})`;
-    return `Bidding is open: sold in ${seconds(left)} without a new bid`;
+    if (left <= 0) return t("web.table.sold");
+    if (left < quiet / 3) return t("web.table.going_twice_in", { time: seconds(left) });
+    if (left < (2 * quiet) / 3) return t("web.table.going_once_in", { time: seconds(left) });
+    return t("web.table.bidding_open_in", { time: seconds(left) });
   }
 
   const goingEl = h("div", { class: "going-line", role: "status" });
@@ -310,8 +321,8 @@ export function renderSeat(main, gameId, navigate) {
       clockEl.hidden = false;
       clockEl.className = `clock${left < 10000 ? " low" : ""}${left <= 0 ? " bank" : ""}`;
       clockEl.textContent = left > 0
-        ? `Your decision: ${seconds(left)} (time bank ${seconds(primary.time_bank_ms)})`
-        : `Time bank: ${seconds(bank)} left, then the house bot answers`;
+        ? t("web.table.clock", { time: seconds(left), bank: seconds(primary.time_bank_ms) })
+        : t("web.table.clock_bank", { time: seconds(bank) });
     } else {
       clockEl.hidden = true;
     }
@@ -376,8 +387,8 @@ export function renderSeat(main, gameId, navigate) {
     autoAnswered.add(msg.request_id);
     const why = autoPassReason(msg);
     const info = msg.request.info || {};
-    if (why === "poor") store.autoNote = { key: auctionKey(msg), text: `The lowest bid is ${info.min} and you hold ${info.money}: the page passed for you.` };
-    if (why === "capped") store.autoNote = { key: auctionKey(msg), text: `Your notes were shown: you may not bid ${info.min} on this card, so the page passed for you.` };
+    if (why === "poor") store.autoNote = { key: auctionKey(msg), text: t("web.table.auto_poor", { min: info.min, money: info.money }) };
+    if (why === "capped") store.autoNote = { key: auctionKey(msg), text: t("web.table.auto_capped", { min: info.min }) };
     // a moment later, so the person sees the request come and go
     setTimeout(() => {
       if (store.requests.has(msg.request_id) && autoPassReason(msg)) send(msg.request_id, { kind: "pass" });
@@ -395,11 +406,11 @@ export function renderSeat(main, gameId, navigate) {
     clear(autoBox);
     const key = obs && obs.auction && obs.stage === "bid" ? `${obs.turns}:${obs.auction.card}` : null;
     if (store.outOf && key === store.outOf) {
-      autoBox.appendChild(h("p", { class: "auto" }, "You are out of this auction: the page passes for you. ",
-        h("button", { type: "button", "data-undo-out": "1", onclick: () => { store.outOf = null; shownRequests = ""; draw(); } }, "Undo: ask me again")));
+      autoBox.appendChild(h("p", { class: "auto" }, t("web.table.out_note"), " ",
+        h("button", { type: "button", "data-undo-out": "1", onclick: () => { store.outOf = null; shownRequests = ""; draw(); } }, t("web.table.undo_out"))));
     } else if (store.autoNote && key === store.autoNote.key) {
       autoBox.appendChild(h("p", { class: "auto" }, store.autoNote.text, " ",
-        h("button", { type: "button", onclick: () => { localStorage.setItem(AUTO_PASS_KEY, "0"); store.autoNote = null; draw(); } }, "Always ask me")));
+        h("button", { type: "button", onclick: () => { localStorage.setItem(AUTO_PASS_KEY, "0"); store.autoNote = null; draw(); } }, t("web.table.always_ask"))));
     }
     autoBox.hidden = !autoBox.firstChild;
   }
@@ -410,21 +421,20 @@ export function renderSeat(main, gameId, navigate) {
    */
   function lostNotice() {
     const replaced = session.stopped.error === "replaced";
-    const why = replaced ? "this game was opened in another tab or window, which has your seat now"
-      : session.stopped.reason || "the server closed the connection";
-    const again = h("button", { type: "button", class: "primary", "data-reconnect": "1" }, replaced ? "Play here" : "Reconnect");
+    const why = replaced ? t("web.table.lost_replaced") : t("web.table.lost_closed");
+    const again = h("button", { type: "button", class: "primary", "data-reconnect": "1" }, replaced ? t("web.table.play_here") : t("web.table.reconnect"));
     again.addEventListener("click", () => {
       again.disabled = true;
       session.reconnect().then((welcome) => {
         if ((welcome.games || []).includes(gameId)) { session.current = gameId; draw(); return; }
         // the game ended meanwhile (or the seat was handed on): nothing here to answer any more
         store.requests.clear();
-        waitFor("Connected again, but this game no longer waits for you: it is over, or your seat was handed on.");
+        waitFor(t("web.table.no_longer_waits"));
       })
-        .catch((err) => { toast(`Could not reconnect: ${err.message}`, "error"); draw(); });
+        .catch((err) => { toast(t("web.table.could_not_reconnect", { error: err.message }), "error"); draw(); });
     });
     return h("div", { class: "error connection-lost" },
-      h("p", {}, h("strong", {}, "Not connected: "), `${why}. What you choose here reaches the table only after you reconnect; until then your seat waits (the house bot answers when the clock runs out).`),
+      h("p", {}, h("strong", {}, t("web.table.not_connected")), " ", t("web.table.not_connected_why", { why })),
       again);
   }
 
@@ -434,8 +444,8 @@ export function renderSeat(main, gameId, navigate) {
     const stick = log.stick(); // read before any write: the layout is still clean
     store = session.games.get(gameId);
     if (!store || !store.start) {
-      if (!session.connected) waitFor("Connecting…", false);
-      else waitFor("Waiting for the game to start…");
+      if (!session.connected) waitFor(t("web.table.connecting"), false);
+      else waitFor(t("web.table.waiting_start"));
       return;
     }
     const start = store.start;
@@ -456,65 +466,65 @@ export function renderSeat(main, gameId, navigate) {
         buttons.push(h("button", { type: "button", class: "primary", onclick: () => {
           try { session.resume(gameId); } catch (err) { toast(err.message, "error"); }
           draw();
-        } }, "Take my seat back"));
+        } }, t("web.table.take_seat_back")));
       } else if (mode.startsWith("seat")) {
         buttons.push(h("button", {
           type: "button", onclick: () => {
-            if (!confirm("Leave the table? A house bot plays your seat until you come back.")) return;
+            if (!confirm(t("web.table.leave_confirm"))) return;
             try { session.leave(gameId); } catch (err) { toast(err.message, "error"); }
           },
-        }, "Leave the table"));
+        }, t("web.table.leave")));
       }
       const sound = h("button", {
         type: "button", class: "sound", "aria-pressed": String(soundOn),
-        title: "A short beep when a decision is yours",
-      }, soundOn ? "Sound: on" : "Sound: off");
+        title: t("web.table.sound_title"),
+      }, soundOn ? t("web.table.sound_on") : t("web.table.sound_off"));
       sound.addEventListener("click", () => {
         soundOn = !soundOn;
         localStorage.setItem(SOUND_KEY, soundOn ? "1" : "0");
         sound.setAttribute("aria-pressed", String(soundOn));
-        sound.textContent = soundOn ? "Sound: on" : "Sound: off";
+        sound.textContent = soundOn ? t("web.table.sound_on") : t("web.table.sound_off");
         if (soundOn) beep();
       });
       const hadFocus = head.contains(document.activeElement);
       clear(head).append(h("h1", {}, titleOf(start, publicView && publicView.view)), statusEl, goingEl,
         // after the end there is nothing to watch (the replay is linked with the result)
-        h("div", { class: "row" }, buttons, mode.startsWith("end") ? null : sound, mode.startsWith("end") ? null : h("a", { href: `/watch/${gameId}`, class: "small", target: "_blank", rel: "noopener", title: "What spectators see, in a new tab (you keep your seat here)" }, "spectator view")));
+        h("div", { class: "row" }, buttons, mode.startsWith("end") ? null : sound, mode.startsWith("end") ? null : h("a", { href: `/watch/${gameId}`, class: "small", target: "_blank", rel: "noopener", title: t("web.table.spectator_title") }, t("web.table.spectator_view"))));
       if (hadFocus && buttons.length) buttons[0].focus({ preventScroll: true });
     }
-    statusEl.textContent = store.end ? "The game is over."
-      : away ? "A house bot plays your seat until you take it back." : mod.statusLine(obs, names, me);
+    statusEl.textContent = store.end ? t("web.table.over")
+      : away ? t("web.table.away") : mod.statusLine(obs, names, me);
 
     // messages: what the house bot did for this seat, refusals, notices; each goes away
     clear(messages);
     const now = Date.now();
     const sorted = store.sortedEvents();
-    for (const t of timeouts) {
-      if (now - t.at > NOTICE_MS) continue;
-      messages.appendChild(h("p", { class: "warn timeout" }, `Time ran out, so the house bot answered for you: ${houseMove(start, sorted, t.index, names, me)}`));
+    for (const tm of timeouts) {
+      if (now - tm.at > NOTICE_MS) continue;
+      messages.appendChild(h("p", { class: "warn timeout" }, t("web.table.timeout_move", { move: houseMove(start, sorted, tm.index, names, me) })));
     }
     for (const r of store.rejections.slice(-2)) {
       if (r.code === "timeout" || now - r.at > NOTICE_MS) continue;
-      messages.appendChild(h("p", { class: "error" }, `That was not accepted: ${r.reason}`));
+      messages.appendChild(h("p", { class: "error" }, t("web.table.not_accepted", { why: refusal(r) })));
     }
     // the server's reason names the game by its id: the page says it in words
-    if (away && store.takenOver && store.notices.length) messages.appendChild(h("p", { class: "warn" }, "Too many faults in this game (timeouts count): the house bot plays the rest of it for you. Take your seat back to play on."));
+    if (away && store.takenOver && store.notices.length) messages.appendChild(h("p", { class: "warn" }, t("web.table.taken_over")));
     if (session.stopped && !store.end) messages.appendChild(lostNotice());
     if (store.rejections.length > lastRejection) {
       lastRejection = store.rejections.length;
       const r = store.rejections[store.rejections.length - 1];
       if (r.code === "timeout") {
         timeouts.push({ at: r.at, index: store.lastIndex });
-        toast("Time ran out: the house bot answered for you.", "error");
+        toast(t("web.table.timeout_toast"), "error");
       } else {
-        toast(r.reason, "error");
+        toast(refusal(r), "error");
       }
       setTimeout(drawSoon, NOTICE_MS + 50);
     }
 
     // board
     const seatsInfo = publicView ? publicView.view.seats : null;
-    let board = h("p", { class: "muted" }, "The game begins…");
+    let board = h("p", { class: "muted" }, t("web.table.begins"));
     let handSlot = null;
     if (obs) {
       const ctx = {
@@ -533,10 +543,10 @@ export function renderSeat(main, gameId, navigate) {
     let result = null;
     if (store.end) {
       const res = store.end.result;
-      result = h("section", { class: "panel result", "aria-label": "Result" },
+      result = h("section", { class: "panel result", "aria-label": t("web.table.result") },
         h("h2", {}, endTitle(res, me)),
         // what to do next first (a rematch offered by the other is seen without scrolling)
-        h("p", { class: "row" }, againButton || (againButton = playAgain(gameId, start, navigate)), h("a", { class: againButton ? "button" : "button primary", href: "/" }, againButton ? "Back to the lobby" : "Play again (the lobby)"), h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay")),
+        h("p", { class: "row" }, againButton || (againButton = playAgain(gameId, start, navigate)), h("a", { class: againButton ? "button" : "button primary", href: "/" }, againButton ? t("web.page.back_to_lobby") : t("web.table.play_again_lobby")), h("a", { class: "button", href: `/replay/${gameId}` }, t("web.table.watch_replay"))),
         start.game === "kuhhandel" ? KH.scoreBoard(res, obs, start.rules, names, me, start.pages) : CU.roundTable(res, obs, sorted, names, me, start.pages));
     }
     showBoard(board, { patch: !!obs && mod.PATCH_BOARD, result, keep: handBox, slot: handSlot });
@@ -557,14 +567,14 @@ export function renderSeat(main, gameId, navigate) {
       if (start.game === "cunegonda") {
         const req = open[0] || null;
         if (req || !store.end) handBox.appendChild(CU.handPanel(req, ctx, (action) => send(req.request_id, action)));
-        if (!req && !store.end) actionsBox.appendChild(h("p", { class: "muted waiting" }, "Nothing to decide right now."));
+        if (!req && !store.end) actionsBox.appendChild(h("p", { class: "muted waiting" }, t("web.table.nothing_to_decide")));
       } else {
         for (const req of open) {
           const why = autoPassReason(req);
           if (why) { autoPass(req); continue; }
           actionsBox.appendChild(KH.actionPanel(req, ctx, (action) => send(req.request_id, action)));
         }
-        if (!open.length && !store.end) actionsBox.appendChild(h("p", { class: "muted waiting" }, "Nothing to decide right now."));
+        if (!open.length && !store.end) actionsBox.appendChild(h("p", { class: "muted waiting" }, t("web.table.nothing_to_decide")));
       }
       if (open.length) {
         const box = start.game === "cunegonda" ? handBox : actionsBox;
@@ -581,7 +591,7 @@ export function renderSeat(main, gameId, navigate) {
     }
 
     drawAutoNote(obs);
-    document.title = mustDecide() ? YOUR_TURN_TITLE : `${titleOf(start, publicView && publicView.view)} — ${TITLE}`;
+    document.title = mustDecide() ? yourTurnTitle() : `${titleOf(start, publicView && publicView.view)} — ${TITLE}`;
 
     log.show(eventLines(start.game, sorted, names), stick);
     // motion last: it reads the new layout once (laid out by the log's scroll), then writes
@@ -605,29 +615,29 @@ export function renderSeat(main, gameId, navigate) {
     if (kind === "welcome") draw();
     if (kind === "closed") {
       // closed for good (no retry): the notice above the board says so and offers a button
-      if (data.retry) toast("The connection dropped; reconnecting…", "error");
+      if (data.retry) toast(t("web.table.dropped"), "error");
       draw();
     }
     // "replaced" is said by the notice of the closed connection that follows it
     // a refused chat line is said in the chat box (chat.js), not in a toast
-    if (kind === "error" && data.code !== "taken_over" && data.code !== "replaced" && !CHAT_ERRORS.has(data.code)) toast(data.reason, "error");
+    if (kind === "error" && data.code !== "taken_over" && data.code !== "replaced" && !CHAT_ERRORS.has(data.code)) toast(refusal(data), "error");
   }));
 
   // arrive: connected already (from the lobby), or a reload (say hello again and resume)
   if (!session.connected) {
     const saved = Session.saved();
     if (!saved) {
-      waitFor("You are not signed in on this browser: join from the lobby, or watch this game.");
+      waitFor(t("web.table.not_signed_in"));
     } else {
-      waitFor("Connecting…", false);
+      waitFor(t("web.table.connecting"), false);
       session.connect(saved).then((welcome) => {
         if ((welcome.games || []).includes(gameId)) {
           session.current = gameId;
           session.resume(gameId);
         } else if (!session.games.get(gameId)) {
-          waitFor("You hold no seat in a running game with this id.");
+          waitFor(t("web.table.no_seat"));
         }
-      }).catch((err) => waitFor(`Could not connect: ${err.message}`));
+      }).catch((err) => waitFor(t("web.table.could_not_connect", { error: err.message })));
     }
   } else if (!store && session.welcomeGames.includes(gameId)) {
     session.current = gameId;
@@ -651,9 +661,9 @@ export function renderWatch(main, gameId) {
   let closed = false;
   let auctionActivity = performance.now();
   const memory = {};
-  const head = h("div", { class: "table-head" }, h("h1", {}, "Watching…"));
+  const head = h("div", { class: "table-head" }, h("h1", {}, t("web.watch.watching")));
   const boardBox = h("div", { class: "board-col" });
-  const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"));
+  const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, t("web.table.log")));
   const showBoard = boardView(boardBox);
   const log = logView(logBox);
   clear(main).appendChild(h("section", { class: "table-page spectator" }, head,
@@ -683,15 +693,15 @@ export function renderWatch(main, gameId) {
     if (start.game === "kuhhandel" && obs && obs.stage === "bid" && start.rules.auction_style === "open") {
       const quiet = view.quiet_ms;
       const left = quiet - (performance.now() - auctionActivity);
-      clock = left <= 0 ? "Sold!" : left < quiet / 3 ? "Going twice…" : left < (2 * quiet) / 3 ? "Going once…" : "Bidding is open";
+      clock = left <= 0 ? t("web.table.sold") : left < quiet / 3 ? t("web.table.going_twice") : left < (2 * quiet) / 3 ? t("web.table.going_once") : t("web.table.bidding_open");
     }
-    clear(head).append(h("h1", {}, `Watching: ${titleOf(start, view)}`),
-      h("p", { class: "status" }, end ? "The game is over." : obs ? mod.statusLine(obs, names, null) : ""),
-      h("p", { class: "small muted" }, "Spectators see what everyone at the table may see: no notes in hand, no cards in hand."));
+    clear(head).append(h("h1", {}, t("web.watch.title", { title: titleOf(start, view) })),
+      h("p", { class: "status" }, end ? t("web.table.over") : obs ? mod.statusLine(obs, names, null) : ""),
+      h("p", { class: "small muted" }, t("web.watch.what_spectators_see")));
     const sorted = [...events.entries()].sort((a, b) => a[0] - b[0]);
     const result = end ? h("section", { class: "panel result" }, h("h2", {}, endTitle(end.result, null)),
       start.game === "kuhhandel" ? KH.scoreBoard(end.result, obs, start.rules, names, null, start.pages) : CU.roundTable(end.result, obs, sorted, names, null, start.pages),
-      h("p", {}, h("a", { href: `/replay/${gameId}` }, "Watch the replay"))) : null;
+      h("p", {}, h("a", { href: `/replay/${gameId}` }, t("web.table.watch_replay")))) : null;
     const board = obs ? mod.renderBoard(obs, { names, pages: start.pages, me: null, rules: start.rules, seats: view.seats, clock, events: sorted, memory }) : h("div");
     showBoard(board, { patch: !!obs && mod.PATCH_BOARD, result });
     log.show(eventLines(start.game, sorted, names), stick);
@@ -725,8 +735,8 @@ export function renderWatch(main, gameId) {
       drawSoon();
     } else if (msg.type === "game_end") { end = msg; drawSoon(); }
     else if (msg.type === "error") {
-      clear(boardBox).appendChild(h("div", { class: "panel" }, h("p", {}, msg.reason),
-        h("p", {}, h("a", { href: `/replay/${gameId}` }, "Open the replay"), " · ", h("a", { href: "/" }, "the lobby"))));
+      clear(boardBox).appendChild(h("div", { class: "panel" }, h("p", {}, refusal(msg)),
+        h("p", {}, h("a", { href: `/replay/${gameId}` }, t("web.watch.open_replay")), " · ", h("a", { href: "/" }, t("web.table.the_lobby")))));
     }
   };
   open();

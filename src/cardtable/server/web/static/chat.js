@@ -4,20 +4,15 @@
 //
 // The server sends `chat` messages only to seats that hear chat (people; never spectators, so
 // the watch page has none). Every text goes into the page as text (dom.js h(): textContent),
-// never as HTML. Presets are codes on the wire; their words are here (translations later).
+// never as HTML. Presets are codes on the wire; their words are the catalog's web.chat.preset.*.
 
 import { h, clear, toast } from "./dom.js";
+import { refusal } from "./errors.js";
 import { session } from "./session.js";
+import { t } from "./i18n.js";
 
-export const PRESETS = {
-  hello: "Hello!",
-  good_luck: "Good luck!",
-  gg: "Good game",
-  well_played: "Well played!",
-  thanks: "Thanks!",
-  oops: "Oops!",
-  sorry: "Sorry!",
-};
+export const PRESET_CODES = ["hello", "good_luck", "gg", "well_played", "thanks", "oops", "sorry"];
+const presetWords = (code) => (PRESET_CODES.includes(code) ? t(`web.chat.preset.${code}`) : code);
 const MAX_CHARS = 200;
 const LINES = 200;
 export const CHAT_ERRORS = new Set(["chat_off", "chat_too_long", "chat_rate", "bad_chat"]);
@@ -42,27 +37,27 @@ function clock(at) {
 export function chatPanel(gameId) {
   const muted = loadMuted(gameId);
   const reported = new Set();
-  const list = h("ol", { class: "chat-lines", "aria-label": "Table chat" });
+  const list = h("ol", { class: "chat-lines", "aria-label": t("web.chat.title") });
   const errorEl = h("p", { class: "chat-error", role: "alert" });
   const mutedEl = h("p", { class: "chat-muted small" });
   const input = h("input", {
     type: "text", id: `chat-input-${gameId}`, autocomplete: "off", enterkeyhint: "send",
-    placeholder: "Say something to the table", "aria-describedby": `chat-count-${gameId}`,
+    placeholder: t("web.chat.placeholder"), "aria-describedby": `chat-count-${gameId}`,
   });
   const count = h("span", { class: "chat-count small muted", id: `chat-count-${gameId}` }, `0/${MAX_CHARS}`);
-  const presets = h("div", { class: "chat-presets", role: "group", "aria-label": "Quick messages" },
-    Object.entries(PRESETS).map(([code, words]) => h("button", {
+  const presets = h("div", { class: "chat-presets", role: "group", "aria-label": t("web.chat.quick") },
+    PRESET_CODES.map((code) => [code, presetWords(code)]).map(([code, words]) => h("button", {
       type: "button", "data-preset": code, onclick: () => send({ preset: code }),
     }, words)));
   const form = h("form", { class: "chat-form", onsubmit: (ev) => {
     ev.preventDefault();
     if (input.value.trim()) send({ text: input.value });
   } },
-  h("label", { for: input.id, class: "sr-only" }, "Message"), input, count,
-  h("button", { type: "submit" }, "Send"));
+  h("label", { for: input.id, class: "sr-only" }, t("web.chat.message")), input, count,
+  h("button", { type: "submit" }, t("web.chat.send")));
   const el = h("section", { class: "chat-box", "aria-labelledby": `chat-h-${gameId}`, hidden: true },
     // the lines' box is a log (new lines are read out politely); the list keeps its list role
-    h("h2", { id: `chat-h-${gameId}` }, "Table chat"), h("div", { role: "log", "aria-label": "Table chat lines" }, list),
+    h("h2", { id: `chat-h-${gameId}` }, t("web.chat.title")), h("div", { role: "log", "aria-label": t("web.chat.lines") }, list),
     errorEl, presets, form, mutedEl);
   let sent = null; // the text sent last (cleared when it comes back)
   // a line from someone else while the chat is out of view (a phone deciding above it): a small
@@ -108,22 +103,22 @@ export function chatPanel(gameId) {
   }
 
   function line(msg, me) {
-    const words = msg.preset !== undefined ? (PRESETS[msg.preset] || msg.preset) : msg.text;
+    const words = msg.preset !== undefined ? presetWords(msg.preset) : msg.text;
     const mine = msg.seat === me;
     const tools = mine ? null : h("span", { class: "chat-tools" },
       h("button", {
-        type: "button", class: "link", "data-mute": String(msg.seat), "aria-label": `Mute ${msg.from}`,
+        type: "button", class: "link", "data-mute": String(msg.seat), "aria-label": t("web.chat.mute_label", { name: msg.from }),
         onclick: () => { muted.add(msg.seat); saveMuted(); draw(); },
-      }, "Mute"),
+      }, t("web.chat.mute")),
       h("button", {
         type: "button", class: "link", "data-report": String(msg.id), disabled: reported.has(msg.id),
-        "aria-label": `Report this line of ${msg.from} to the operator`,
+        "aria-label": t("web.chat.report_label", { name: msg.from }),
         onclick: (ev) => {
           ev.currentTarget.disabled = true;
           try { session.send({ type: "chat_report", game_id: gameId, id: msg.id }); }
           catch (err) { errorEl.textContent = err.message; ev.currentTarget.disabled = false; }
         },
-      }, reported.has(msg.id) ? "Reported" : "Report"));
+      }, reported.has(msg.id) ? t("web.chat.reported") : t("web.chat.report")));
     return h("li", { class: `chat-line${mine ? " mine" : ""}${msg.preset !== undefined ? " preset" : ""}`, "data-seat": String(msg.seat), "data-id": String(msg.id) },
       h("time", { class: "small muted", datetime: new Date(msg.at).toISOString() }, clock(msg.at)), " ",
       h("strong", { class: "chat-from" }, msg.from), ": ",
@@ -139,13 +134,13 @@ export function chatPanel(gameId) {
     const stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 20;
     const shown = (s.chat || []).filter((m) => !muted.has(m.seat)).slice(-LINES);
     clear(list).append(...(shown.length ? shown.map((m) => line(m, me))
-      : [h("li", { class: "muted small" }, "Nobody has said anything yet. Be kind: everyone here is a person.")]));
+      : [h("li", { class: "muted small" }, t("web.chat.empty"))]));
     if (stick) list.scrollTop = list.scrollHeight;
     clear(mutedEl);
     const names = s.start.names || [];
     for (const seat of muted) {
-      mutedEl.append(h("span", { class: "chat-muted-one" }, `${names[seat] || `Seat ${seat + 1}`} is muted `,
-        h("button", { type: "button", class: "link", "data-unmute": String(seat), onclick: () => { muted.delete(seat); saveMuted(); draw(); } }, "Unmute")), " ");
+      mutedEl.append(h("span", { class: "chat-muted-one" }, `${t("web.chat.is_muted", { name: names[seat] || `#${seat + 1}` })} `,
+        h("button", { type: "button", class: "link", "data-unmute": String(seat), onclick: () => { muted.delete(seat); saveMuted(); draw(); } }, t("web.chat.unmute"))), " ");
     }
     mutedEl.hidden = muted.size === 0;
     const over = !!(s.end);
@@ -157,8 +152,8 @@ export function chatPanel(gameId) {
     if (kind === "chat" && data.message.game_id === gameId) {
       const m = data.message;
       if (!inView && m.seat !== mySeat() && !muted.has(m.seat)) {
-        const words = m.preset !== undefined ? (PRESETS[m.preset] || m.preset) : m.text;
-        notice.textContent = `New in the table chat: ${m.from}: ${words.length > 60 ? `${words.slice(0, 60)}…` : words}`;
+        const words = m.preset !== undefined ? presetWords(m.preset) : m.text;
+        notice.textContent = t("web.chat.new_line", { name: m.from, words: words.length > 60 ? `${words.slice(0, 60)}…` : words });
         notice.hidden = false;
       }
       if (data.message.seat === mySeat() && data.message.text !== undefined && sent !== null) {
@@ -169,12 +164,10 @@ export function chatPanel(gameId) {
       draw();
     } else if (kind === "chat_reported" && data.game_id === gameId) {
       reported.add(data.id);
-      toast("Reported to the operator. Thank you.");
+      toast(t("web.chat.reported_toast"));
       draw();
     } else if (kind === "error" && CHAT_ERRORS.has(data.code)) {
-      errorEl.textContent = data.code === "chat_too_long" ? `Not sent: ${data.reason}.`
-        : data.code === "chat_rate" ? `Not sent, too many lines: ${data.reason}.`
-          : `Not sent: ${data.reason}.`;
+      errorEl.textContent = t("web.chat.not_sent", { why: refusal(data) });
       draw();
     } else if (kind === "game_start") {
       draw();

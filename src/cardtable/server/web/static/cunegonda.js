@@ -3,6 +3,7 @@
 
 import { h, svg } from "./dom.js";
 import { t } from "./i18n.js";
+import { cardLongName } from "./describe.js";
 import { seatName, presenceTag } from "./names.js";
 
 const SUIT_ART = "/static/cards/suits.svg";
@@ -27,12 +28,6 @@ export function sortHand(cards) {
 const cardShown = (name) => `${name.slice(0, -1)}${SUIT_SYMBOL[name.slice(-1)]}`;
 
 /** A card button's name: the card as shown, then in words ("J♣, the jack of clubs"). */
-/** A card in words, in the person's language: "the jack of clubs". */
-export function cardLongName(name) {
-  const rank = name.slice(0, -1);
-  return t("web.cu.card", { rank: "JQKA".includes(rank) ? t(`web.cu.rank.${rank}`) : rank, suit: t(`web.cu.suit.${name.slice(-1)}`), face: String("JQKA".includes(rank)) });
-}
-
 function cardLabel(name) {
   return `${cardShown(name)}, ${cardLongName(name)}`;
 }

@@ -81,6 +81,18 @@ export function t(key, args = {}) {
   return render(ast, args, null);
 }
 
+/** Parse `message` (ICU MessageFormat): throws on a malformed one (the catalogs' check). */
+export function check(message) {
+  parse(message);
+}
+
+/** `message` formatted in `code` without a catalog (the catalogs' check, in Node.js). */
+export function formatIn(code, message, args = {}) {
+  const was = lang;
+  lang = code;
+  try { return render(parse(message), args, null); } finally { lang = was; }
+}
+
 /** A number as the person writes it. */
 export const num = (n) => numberFormat().format(n);
 

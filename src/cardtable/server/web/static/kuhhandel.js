@@ -6,7 +6,7 @@
 // requests they are kept up to date from the events this seat receives.
 
 import { h, svg, plural, toast } from "./dom.js";
-import { list as countedNotes } from "./describe.js";
+import { list as countedNotes, animal, animals as countedAnimals } from "./describe.js";
 import { seatName, presenceTag } from "./names.js";
 import { t, has } from "./i18n.js";
 
@@ -125,18 +125,18 @@ export function startWallet(rules) {
 // ---------------------------------------------------------------- names
 
 /** An animal's name in the person's language (the catalog's animal.*), else the rule set's. */
-export function animalName(name) {
-  const key = `animal.${String(name).toLowerCase()}`;
-  return has(key) ? t(key) : name;
-}
+export const animalName = (name) => animal(name);
+
+/** The English name a species has in the events and the catalogs' keys ("Rat" for the rats). */
+const speciesKey = (rules, k) => (k === rules.species.length || !rules.species[k] ? "Rat" : rules.species[k].name);
 
 function speciesName(rules, k) {
   if (k === rules.species.length) return t("web.kh.rat");
   return rules.species[k] ? animalName(rules.species[k].name) : `#${k}`;
 }
 
-/** "2 Dogs" in the person's language. */
-const animals = (count, name) => t("web.kh.animals", { count, name });
+/** "2 Dogs" in the person's language, from the species' English name. */
+const animals = (count, name) => countedAnimals(count, name);
 
 function cardName(rules, card) {
   const n = rules.species.length;
@@ -331,7 +331,7 @@ function lastNews(events, names, me, rules) {
     const ev = events[i][1];
     const d = ev.data || {};
     switch (ev.kind) {
-      case "trade": return t("web.kh.news.trade", { you: you(d.winner), name: who(d.winner), animals: animals(d.cards, animalName(d.name)) });
+      case "trade": return t("web.kh.news.trade", { you: you(d.winner), name: who(d.winner), animals: animals(d.cards, d.name) });
       case "tie": return t("web.kh.news.tie");
       case "payment": return t("web.kh.news.payment", { you: you(d.from), name: who(d.from), amount: d.amount, to: d.to === me ? t("web.kh.you") : who(d.to), count: d.count });
       case "card": return t("web.kh.news.card", { you: you(d.seat), name: who(d.seat), card: animalName(d.name) });
@@ -391,7 +391,7 @@ function center(obs, ctx) {
     parts.push(h("div", { class: "trade", "aria-live": "polite" },
       h("div", { class: "lot" }, k < rules.species.length ? cardArt(rules, k, "big") : cardArt(rules, 2 * rules.species.length, "big")),
       h("div", { class: "lot-text" },
-        h("p", { class: "stage" }, t("web.kh.trade_stage", { you: you(tr.challenger), name: named(tr.challenger), opponent: who(tr.opponent), animals: animals(tr.cards, speciesName(rules, k)) })),
+        h("p", { class: "stage" }, t("web.kh.trade_stage", { you: you(tr.challenger), name: named(tr.challenger), opponent: who(tr.opponent), animals: animals(tr.cards, speciesKey(rules, k)) })),
         tr.again ? h("p", { class: "tie" }, t("web.kh.tie_again")) : null,
         tr.offer_count === null
           ? h("p", {}, tr.challenger === ctx.me ? t("web.kh.your_offer_choose") : t("web.kh.waiting_offer", { name: named(tr.challenger) }))
@@ -474,7 +474,7 @@ export function actionPanel(msg, ctx, send) {
             const k = c.species;
             const mine = k === rules.species.length ? null : ctx.obs && ctx.obs.herds[ctx.me][k];
             const theirs = k === rules.species.length ? null : ctx.obs && ctx.obs.herds[c.opponent][k];
-            const what = mine && theirs ? animals(Math.min(mine, theirs), speciesName(rules, k)) : speciesName(rules, k);
+            const what = mine && theirs ? animals(Math.min(mine, theirs), speciesKey(rules, k)) : speciesName(rules, k);
             return button(t("web.kh.challenge", { name: who(c.opponent), what }), c, { attrs: { class: "trade-choice" } });
           }));
       }
@@ -548,16 +548,16 @@ export function actionPanel(msg, ctx, send) {
     }
     case "offer": {
       const title = info.again
-        ? t("web.kh.offer_again_title", { name: who(info.opponent), animals: animals(info.cards, speciesName(rules, info.species)) })
-        : t("web.kh.offer_title", { name: who(info.opponent), animals: animals(info.cards, speciesName(rules, info.species)) });
+        ? t("web.kh.offer_again_title", { name: who(info.opponent), animals: animals(info.cards, speciesKey(rules, info.species)) })
+        : t("web.kh.offer_title", { name: who(info.opponent), animals: animals(info.cards, speciesKey(rules, info.species)) });
       return panel(title,
         h("p", { class: "small muted" }, t("web.kh.offer_hidden")),
         notePicker(wallet, "offer", (notes) => send({ kind: "offer", notes })));
     }
     case "respond": {
       const species = speciesName(rules, info.species);
-      const stake = info.cards === 1 ? species : animals(info.cards, species); // "Dog", "2 Dogs"
-      return panel(t("web.kh.respond_title", { name: who(info.challenger), count: info.offer_notes, animals: animals(info.cards, species) }),
+      const stake = info.cards === 1 ? species : animals(info.cards, speciesKey(rules, info.species)); // "Dog", "2 Dogs"
+      return panel(t("web.kh.respond_title", { name: who(info.challenger), count: info.offer_notes, animals: animals(info.cards, speciesKey(rules, info.species)) }),
         h("div", { class: "panel-lot" }, cardArt(rules, info.species < rules.species.length ? info.species : 2 * rules.species.length), noteBacks(info.offer_notes, t("web.kh.face_down", { count: info.offer_notes }))),
         info.again ? h("p", { class: "tie" }, t("web.kh.second_offer")) : null,
         h("div", { class: "row" }, button(t("web.kh.accept", { count: info.offer_notes, stake }), { kind: "accept" }, { primary: true })),

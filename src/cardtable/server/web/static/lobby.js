@@ -2,7 +2,7 @@
 // tables running on this server.
 
 import { h, clear, getJSON, toast } from "./dom.js";
-import { refusal } from "./table.js";
+import { refusal } from "./errors.js";
 import { session, Session } from "./session.js";
 import { gameName, gameTitle, rulesName } from "./names.js";
 import { t } from "./i18n.js";
@@ -93,7 +93,7 @@ function gameChooser(lobbies, { withCustom, withQuiet, remember }, options = { p
   const cuOnly = h("div", { class: "cu-only" }, field(t("web.lobby.rounds"), rounds, t("web.lobby.rounds_help")));
   const refresh = () => {
     const info = lobbies.games[game.value];
-    clear(rules).append(...info.presets.map((p) => h("option", { value: p, selected: p === info.default_rules }, rulesName(p))));
+    clear(rules).append(...info.presets.map((p) => h("option", { value: p, selected: p === info.default_rules }, rulesName(p, game.value))));
     const medium = info.house_bots.includes(DEFAULT_STRENGTH) ? DEFAULT_STRENGTH : info.fallback_bot;
     clear(strength).append(...botOrder(info.house_bots).map((b) => h("option", { value: b, selected: b === medium }, strengthWords(b))));
     sync();

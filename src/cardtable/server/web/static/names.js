@@ -8,11 +8,9 @@
 import { h } from "./dom.js";
 import { t, has } from "./i18n.js";
 
-const GAMES = { kuhhandel: "Kuhhandel", cunegonda: "Cunegonda" };
-
-/** The game's name as people write it. */
+/** The game's name as people write it there (the catalog's game.kuhhandel: Koehandel in Dutch). */
 export function gameName(game) {
-  return GAMES[game] || game;
+  return has(`game.${game}`) ? t(`game.${game}`) : game;
 }
 
 /**
@@ -20,25 +18,25 @@ export function gameName(game) {
  * catalog's `ruleset.{name}`); a label the catalog does not hold ("classic (open auction)") as
  * the server wrote it, its preset part translated.
  */
-export function rulesName(label) {
+export function rulesName(label, game) {
   if (!label) return "";
-  if (has(`ruleset.${label}`)) return t(`ruleset.${label}`);
+  if (has(`ruleset.${game}.${label}`)) return t(`ruleset.${game}.${label}`);
   const m = /^([\w-]+)( .*)$/.exec(label);
-  return m && has(`ruleset.${m[1]}`) ? t(`ruleset.${m[1]}`) + m[2] : label;
+  return m && has(`ruleset.${game}.${m[1]}`) ? t(`ruleset.${game}.${m[1]}`) + m[2] : label;
 }
 
 /** The rule set's name from anything the server sent (`rules_label` first, then the preset). */
 export function ruleSetName(x) {
   if (!x) return "";
-  if (x.rules_label) return rulesName(x.rules_label);
-  if (x.rules_name) return rulesName(x.rules_name);
-  if (typeof x.rules === "string") return rulesName(x.rules);
+  if (x.rules_label) return rulesName(x.rules_label, x.game);
+  if (x.rules_name) return rulesName(x.rules_name, x.game);
+  if (typeof x.rules === "string") return rulesName(x.rules, x.game);
   return t("web.names.custom_rules");
 }
 
 /** "Kuhhandel · classic (open auction)": the title of a table, a replay or a leaderboard. */
 export function gameTitle(x, label = null) {
-  return `${gameName(x.game)} · ${label ? rulesName(label) : ruleSetName(x)}`;
+  return `${gameName(x.game)} · ${label ? rulesName(label, x.game) : ruleSetName(x)}`;
 }
 
 /**

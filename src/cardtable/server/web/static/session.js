@@ -4,6 +4,8 @@
 // A guest keeps its display name and resume token in localStorage: after a reload the page says
 // hello with the same token, and the server offers the running games to resume.
 
+import { t } from "./i18n.js";
+
 const PROTOCOL = 1;
 const STORE_KEY = "cardtable.identity";
 
@@ -141,7 +143,7 @@ export class Session {
       });
       ws.addEventListener("close", (ev) => {
         const wasOpen = welcomed;
-        if (!welcomed) reject(new Error(ev.reason || "the server closed the connection"));
+        if (!welcomed) reject(new Error(ev.reason || t("web.table.lost_closed")));
         if (this.ws !== ws) return; // an older socket, closed after a newer one opened
         this.ws = null;
         this.you = null;
@@ -202,7 +204,7 @@ export class Session {
 
   send(message) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
-      throw new Error(this.stopped ? "not connected to the server: reconnect first" : "not connected to the server (reconnecting…)");
+      throw new Error(this.stopped ? t("web.session.not_connected") : t("web.session.reconnecting"));
     }
     this.ws.send(JSON.stringify(message));
   }

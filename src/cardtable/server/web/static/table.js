@@ -11,7 +11,8 @@ import { playAgain } from "./account.js";
 import { h, clear, getJSON, toast, seconds, morph } from "./dom.js";
 import { session, Session, wsUrl } from "./session.js";
 import { describe } from "./describe.js";
-import { t, has } from "./i18n.js";
+import { t } from "./i18n.js";
+import { refusal } from "./errors.js";
 import { gameTitle } from "./names.js";
 import * as KH from "./kuhhandel.js";
 import * as CU from "./cunegonda.js";
@@ -205,16 +206,6 @@ function endTitle(result, me) {
   const shared = result.places.filter((p) => p === place).length > 1;
   if (place === 0) return shared ? t("web.table.you_share_first") : t("web.table.you_win");
   return t("web.table.you_finished", { place: place + 1, shared: String(shared) });
-}
-
-/**
- * A refusal or error from the server in the person's words: the message's code names the
- * catalog's `web.error.{code}` (its `args` filled in); the server's English `reason` (for bots and
- * logs) shows only for a code the catalog does not know.
- */
-export function refusal(msg) {
-  const key = `web.error.${msg.code}`;
-  return msg.code && has(key) ? t(key, msg.args || {}) : msg.reason || msg.code || "";
 }
 
 // ---------------------------------------------------------------- the seat

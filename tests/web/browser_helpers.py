@@ -174,8 +174,12 @@ def walk_key(value: Any, key: str) -> Iterator[Any]:
 OPEN_TABS: list[Tab] = []
 
 
-def open_tab(browser: Any, *, width: int = 1280, height: int = 900) -> Tab:
-    context = browser.new_context(viewport={"width": width, "height": height})
+def open_tab(
+    browser: Any, *, width: int = 1280, height: int = 900, locale: str | None = None
+) -> Tab:
+    """A new browser context (a different person) with one page; ``locale`` (``"de-DE"``) sets
+    the browser's language, its ``Accept-Language`` (Playwright's default: en-US)."""
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
     page = context.new_page()
     page.set_default_timeout(15000)
     tab = Tab(page)
@@ -364,7 +368,7 @@ def kuhhandel_step(page: Any, kind: str, panel: Any, counts: dict[str, int]) -> 
         if out.count() and counts[kind] % 3 == 1:
             counts["out"] = counts.get("out", 0) + 1
             return _click(out)
-        return _click(panel.get_by_role("button", name="Pass", exact=True))
+        return _click(panel.locator("button[data-action='{\"kind\":\"pass\"}']"))
     if kind in ("offer", "respond"):
         if kind == "respond" and counts[kind] % 2 == 0:
             return _click(panel.locator("button.primary").first)
@@ -373,7 +377,7 @@ def kuhhandel_step(page: Any, kind: str, panel: Any, counts: dict[str, int]) -> 
             _click(more.last)
         return _click(panel.locator("button[data-picker-send]"))
     if kind == "claim":
-        return _click(panel.get_by_role("button", name="Don't claim"))
+        return _click(panel.locator("button[data-claim='0']"))
     if kind == "rat":
         return _click(panel.locator("button").first)
     return _click(panel.locator("button.primary").first)

@@ -43,7 +43,7 @@ def test_master_pedigree_countdown_claims_at_the_clicked_count(tab: Tab, server:
         timeout=15000,
     )
     shot(tab, "master-countdown")
-    button = panel.locator("button[data-claim]")
+    button = panel.locator("button[data-claim='1']")
     shown = int(count.inner_text())
     button.click()
     claims = [

@@ -191,7 +191,7 @@ def answer_claim(plan: Plan, person: Person, panel: Any, msg: dict[str, Any] | N
         return _click_first(panel.get_by_role("button", name="Don't claim"))
     if how == "late" and shown > min(most, start - 1):
         return False  # wait for the count to come down
-    button = panel.locator("button[data-claim]")
+    button = panel.locator("button[data-claim='1']")
     if not button.is_enabled():
         return False
     if _click_first(button):

@@ -704,7 +704,7 @@ function claimPanel(msg, ctx, send) {
   update();
   return h("section", { class: "panel countdown", "aria-label": t("web.kh.countdown"), "data-kind": "claim" },
     h("h3", {}, t("web.kh.countdown_title", { card: name })), display,
-    h("div", { class: "row" }, claim, h("button", { type: "button", onclick: () => finish(0) }, t("web.kh.dont_claim"))), hint);
+    h("div", { class: "row" }, claim, h("button", { type: "button", "data-claim": "0", onclick: () => finish(0) }, t("web.kh.dont_claim"))), hint);
 }
 
 /** What the seat is waiting for, in words (the status line). */

@@ -1,0 +1,250 @@
+"""The table in the players' languages (issue 38), through real Chromium.
+
+- A person whose browser asks for German (``Accept-Language: de-DE``) plays a whole classic
+  Kuhhandel game on a phone-sized page: the page, its panels, the log and the score breakdown
+  read German, no catalog key shows, and nothing scrolls sideways at 390 px.
+- A person whose browser asks for French plays a whole Cunegonda match (one round).
+- Two people at one table, one German and one Dutch, each read the log in their own language:
+  the server sends codes, each page words them.
+- The switcher in the header changes the language and the browser remembers it.
+- Screenshots of the table in each language, desktop and phone (docs/screenshots/lang-*.png).
+
+The words the tests look for come from the catalogs, never from the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_helpers import (
+    Tab,
+    WebServer,
+    cunegonda_step,
+    game_id_of,
+    kuhhandel_step,
+    open_tab,
+    play_until_over,
+    seat_faults,
+    shot_pair,
+)
+
+pytestmark = pytest.mark.timeout(240)
+
+CATALOGS = Path(__file__).resolve().parents[2] / "src/cardtable/i18n/catalogs"
+QUICK = "form[aria-labelledby=quick-h]"
+PRIVATE = "form[aria-labelledby=priv-h]"
+#: a catalog key on the page means a message the catalog lacks
+KEY_SHOWN = re.compile(r"\b(?:web|log|card|count|notes|animal|ruleset)\.[a-z_]+(?:\.[a-z_]+)*\b")
+
+
+def catalog(lang: str) -> dict[str, str]:
+    words: dict[str, str] = json.loads((CATALOGS / f"{lang}.json").read_text())
+    return words
+
+
+def pattern(message: str) -> re.Pattern[str]:
+    """A regular expression for the sentences an ICU message makes: every ``{…}`` part (an
+    argument, a plural) may be any text."""
+    out, depth, i = "", 0, 0
+    while i < len(message):
+        c = message[i]
+        if c == "{":
+            if depth == 0:
+                out += ".+?"
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            out += re.escape(c)
+        i += 1
+    return re.compile(f"^{out}$")
+
+
+def sign_in_as(tab: Tab, server: WebServer, name: str, words: dict[str, str]) -> None:
+    page = tab.page
+    page.goto(server.url + "/")
+    page.get_by_label(words["web.lobby.display_name"]).fill(name)
+    page.get_by_role("button", name=words["web.lobby.play_guest"]).click()
+    page.get_by_text(f"{words['web.lobby.playing_as']} {name}").wait_for()
+    page.locator("form[aria-labelledby=priv-h]").wait_for(timeout=45000)
+
+
+def start_in(tab: Tab, server: WebServer, name: str, words: dict[str, str], **fields: str) -> str:
+    """Sign in as a guest and start a quick game from the lobby, reading its labels in the
+    person's language; returns the game id."""
+    sign_in_as(tab, server, name, words)
+    form = tab.page.locator(QUICK)
+    form.get_by_label(words["web.lobby.game"], exact=True).select_option(fields["game"])
+    if "rules" in fields:
+        form.get_by_label(words["web.lobby.rule_set"], exact=True).select_option(fields["rules"])
+    seats = form.get_by_label(words["web.lobby.seats"], exact=True)
+    if "seats" in fields and seats.is_enabled():
+        seats.fill(fields["seats"])
+    if "rounds" in fields:
+        form.get_by_label(words["web.lobby.rounds"]).fill(fields["rounds"])
+    form.get_by_label(words["web.lobby.strength"]).select_option("heuristic")
+    form.get_by_role("button", name=words["web.lobby.play_now"]).click()
+    return game_id_of(tab)
+
+
+def log_lines(tab: Tab) -> list[str]:
+    lines: list[str] = tab.page.locator(".log-box li").evaluate_all(
+        "els => els.map(e => e.textContent)"
+    )
+    return lines
+
+
+def no_sideways_scroll(tab: Tab) -> None:
+    wide = tab.page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= 390, f"the page scrolls sideways: {wide} px at 390 px"
+
+
+def no_key_shown(tab: Tab) -> None:
+    text = tab.page.evaluate("document.body.innerText")
+    keys = KEY_SHOWN.findall(text)
+    assert not keys, keys
+
+
+def says(lines: list[str], words: dict[str, str], key: str) -> bool:
+    """Some line of ``lines`` is the message ``key`` of this catalog."""
+    rx = pattern(words[key])
+    return any(rx.match(line.strip()) for line in lines)
+
+
+def test_a_person_plays_a_whole_classic_game_in_german_on_a_phone(
+    browser: Any, server: WebServer
+) -> None:
+    de, en = catalog("de"), catalog("en")
+    tab = open_tab(browser, width=390, height=844, locale="de-DE")
+    try:
+        page = tab.page
+        game_id = start_in(tab, server, "Greta", de, game="kuhhandel", rules="classic", seats="3")
+        assert page.evaluate("document.documentElement.lang") == "de"
+        # the first decisions, then a look at the page in German at phone width
+        play_until_over(tab, kuhhandel_step, limit_s=60, decisions=3)
+        no_sideways_scroll(tab)
+        no_key_shown(tab)
+        counts = play_until_over(tab, kuhhandel_step, limit_s=200)
+        assert counts, "the person made no decision"
+        page.locator(".result .breakdown").wait_for()
+        result = page.locator(".result")
+        assert result.locator("caption").inner_text().startswith(de["web.kh.score.final"])
+        assert de["web.kh.score.how"] in result.locator("thead").inner_text()
+        lines = log_lines(tab)
+        for key in ("log.kuhhandel.draw", "log.kuhhandel.bid"):
+            assert says(lines, de, key), (key, lines[-10:])
+            assert not says(lines, en, key), key  # the English sentence is not there
+        no_sideways_scroll(tab)
+        no_key_shown(tab)
+        assert not tab.errors, tab.errors
+        info = seat_faults(server, game_id, "Greta")
+        assert info["seat"]["faults"] == 0
+    finally:
+        tab.page.context.close()
+
+
+def test_a_person_plays_a_cunegonda_match_in_french(browser: Any, server: WebServer) -> None:
+    fr, en = catalog("fr"), catalog("en")
+    tab = open_tab(browser, locale="fr-FR")
+    try:
+        page = tab.page
+        start_in(tab, server, "Firmin", fr, game="cunegonda", rounds="1")
+        assert page.evaluate("document.documentElement.lang") == "fr"
+        play_until_over(tab, cunegonda_step, limit_s=200)
+        page.locator(".result .rounds-table").wait_for()
+        assert page.locator(".result .rounds-table caption").inner_text() == fr["web.cu.rounds_caption"]
+        lines = log_lines(tab)
+        for key in ("log.cunegonda.play", "log.cunegonda.round_start"):
+            assert says(lines, fr, key), (key, lines[-10:])
+            assert not says(lines, en, key), key
+        no_key_shown(tab)
+        assert not tab.errors, tab.errors
+    finally:
+        tab.page.context.close()
+
+
+def test_two_people_at_one_table_read_the_log_each_in_their_language(
+    browser: Any, server: WebServer
+) -> None:
+    de, nl = catalog("de"), catalog("nl")
+    hanna = open_tab(browser, locale="de-DE")
+    joost = open_tab(browser, locale="nl-NL")
+    try:
+        sign_in_as(hanna, server, "Hanna", de)
+        sign_in_as(joost, server, "Joost", nl)
+        form = hanna.page.locator(PRIVATE)
+        form.get_by_label(de["web.lobby.game"], exact=True).select_option("cunegonda")
+        form.get_by_label(de["web.lobby.rule_set"], exact=True).select_option("short")
+        form.get_by_label(de["web.lobby.house_bots"]).fill("2")
+        form.get_by_role("button", name=de["web.lobby.create"]).click()
+        invite = hanna.page.locator(".invite[data-invite]").inner_text()
+        joost.page.get_by_label(nl["web.lobby.invite_code_label"], exact=True).fill(invite)
+        joost.page.get_by_role("button", name=nl["web.lobby.join"], exact=True).click()
+        game = game_id_of(hanna)
+        assert game_id_of(joost) == game
+        for me in (hanna, joost):
+            me.page.locator(".hand-box .panel[data-kind]").first.wait_for(timeout=20000)
+        # the same events, two languages: each page words the codes the server sent
+        for me, words, other in ((hanna, de, nl), (joost, nl, de)):
+            lines = log_lines(me)
+            assert says(lines, words, "log.cunegonda.round_start"), lines[:5]
+            assert says(lines, words, "log.cunegonda.deal"), lines[:5]
+            assert not says(lines, other, "log.cunegonda.round_start"), lines[:5]
+            heading = me.page.locator(".hand-box .panel h3").first.inner_text()
+            assert pattern(words["web.cu.choose_3_to"]).match(heading), heading
+            no_key_shown(me)
+        frames = [m for m in hanna.messages() + joost.messages() if m.get("type") == "event"]
+        assert frames and all("text" not in m and "line" not in m for m in frames)
+        for me in (hanna, joost):
+            me.page.once("dialog", lambda dialog: dialog.accept())
+            me.page.locator(".table-head button").first.click()
+        assert not hanna.errors and not joost.errors, (hanna.errors, joost.errors)
+    finally:
+        hanna.page.context.close()
+        joost.page.context.close()
+
+
+def test_the_switcher_changes_the_language_and_the_browser_remembers_it(
+    browser: Any, server: WebServer
+) -> None:
+    it, en = catalog("it"), catalog("en")
+    tab = open_tab(browser, locale="en-GB")
+    try:
+        page = tab.page
+        page.goto(server.url + "/")
+        page.get_by_role("link", name=en["web.nav.leaderboard"]).wait_for()
+        assert page.evaluate("document.documentElement.lang") == "en"
+        page.locator("#lang-switch").select_option("it")
+        page.get_by_role("link", name=it["web.nav.leaderboard"]).wait_for()
+        assert page.evaluate("document.documentElement.lang") == "it"
+        page.goto(server.url + "/")  # a new visit: the choice stays (the cookie and storage)
+        page.get_by_role("heading", name=it["web.lobby.you"]).wait_for()
+        assert page.locator("#lang-switch").input_value() == "it"
+        no_key_shown(tab)
+    finally:
+        tab.page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "fr", "nl", "it"])
+def test_the_table_in_each_language_desktop_and_phone(
+    browser: Any, server: WebServer, lang: str
+) -> None:
+    words = catalog(lang)
+    tab = open_tab(browser, width=1280, height=800, locale=lang)
+    try:
+        page = tab.page
+        start_in(tab, server, f"Lang{lang.upper()}", words, game="kuhhandel", rules="classic", seats="4")
+        play_until_over(tab, kuhhandel_step, limit_s=60, decisions=4)
+        page.locator(".actions .panel[data-kind]").first.wait_for(timeout=30000)
+        shot_pair(tab, f"lang-{lang}-table")
+        page.set_viewport_size({"width": 390, "height": 844})
+        no_sideways_scroll(tab)
+        no_key_shown(tab)
+        assert page.evaluate("document.documentElement.lang") == lang
+        assert not tab.errors, tab.errors
+    finally:
+        tab.page.context.close()

@@ -5,7 +5,6 @@ browser, the catalogs are served per language, and a hostile input changes nothi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -60,14 +59,20 @@ def test_the_switchers_cookie_wins_over_the_browser(server: RunningServer) -> No
     )
     assert reply.json()["lang"] == "it"
     bad = LOOPBACK.get(
-        f"{server.http}/i18n/choice", headers={"Accept-Language": "de", "Cookie": "cardtable_lang=xx"}
+        f"{server.http}/i18n/choice",
+        headers={"Accept-Language": "de", "Cookie": "cardtable_lang=xx"},
     )
     assert bad.json()["lang"] == "de"
 
 
 def test_an_account_remembers_its_language_on_every_browser(server: RunningServer) -> None:
     first = browser(server)
-    assert first.post("/api/account/signup", json={"name": "Vera", "password": "koehandel!"}).status_code == 201
+    assert (
+        first.post(
+            "/api/account/signup", json={"name": "Vera", "password": "koehandel!"}
+        ).status_code
+        == 201
+    )
     assert first.post("/i18n/choice", json={"lang": "nl"}).status_code == 204
     with server.app.state.store.engine.connect() as conn:
         stored = conn.execute(select(players.c.language).where(players.c.name == "Vera"))
@@ -75,7 +80,12 @@ def test_an_account_remembers_its_language_on_every_browser(server: RunningServe
     # another browser (German, no cookie of the switcher) signs in: the account's language
     other = browser(server, "de-DE")
     assert other.get("/i18n/choice").json()["lang"] == "de"
-    assert other.post("/api/account/signin", json={"name": "Vera", "password": "koehandel!"}).status_code == 200
+    assert (
+        other.post(
+            "/api/account/signin", json={"name": "Vera", "password": "koehandel!"}
+        ).status_code
+        == 200
+    )
     assert other.get("/i18n/choice").json()["lang"] == "nl"
     # a language we do not have, or a request from another site, changes nothing
     assert first.post("/i18n/choice", json={"lang": "xx"}).status_code == 422

@@ -368,7 +368,7 @@ def kuhhandel_step(page: Any, kind: str, panel: Any, counts: dict[str, int]) -> 
         if out.count() and counts[kind] % 3 == 1:
             counts["out"] = counts.get("out", 0) + 1
             return _click(out)
-        return _click(panel.locator("button[data-action='{\"kind\":\"pass\"}']"))
+        return _click(panel.locator('button[data-action=\'{"kind":"pass"}\']'))
     if kind in ("offer", "respond"):
         if kind == "respond" and counts[kind] % 2 == 0:
             return _click(panel.locator("button.primary").first)

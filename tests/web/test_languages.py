@@ -156,7 +156,10 @@ def test_a_person_plays_a_cunegonda_match_in_french(browser: Any, server: WebSer
         assert page.evaluate("document.documentElement.lang") == "fr"
         play_until_over(tab, cunegonda_step, limit_s=200)
         page.locator(".result .rounds-table").wait_for()
-        assert page.locator(".result .rounds-table caption").inner_text() == fr["web.cu.rounds_caption"]
+        assert (
+            page.locator(".result .rounds-table caption").inner_text()
+            == fr["web.cu.rounds_caption"]
+        )
         lines = log_lines(tab)
         for key in ("log.cunegonda.play", "log.cunegonda.round_start"):
             assert says(lines, fr, key), (key, lines[-10:])
@@ -237,7 +240,9 @@ def test_the_table_in_each_language_desktop_and_phone(
     tab = open_tab(browser, width=1280, height=800, locale=lang)
     try:
         page = tab.page
-        start_in(tab, server, f"Lang{lang.upper()}", words, game="kuhhandel", rules="classic", seats="4")
+        start_in(
+            tab, server, f"Lang{lang.upper()}", words, game="kuhhandel", rules="classic", seats="4"
+        )
         play_until_over(tab, kuhhandel_step, limit_s=60, decisions=4)
         page.locator(".actions .panel[data-kind]").first.wait_for(timeout=30000)
         shot_pair(tab, f"lang-{lang}-table")

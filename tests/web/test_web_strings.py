@@ -66,7 +66,7 @@ def test_the_pending_pages_still_hold_english() -> None:
     [
         'panel("You are the auctioneer", h("p", {}, "No bid yet."))',
         'h("p", { class: "stage" }, obs.over ? "no animals" : "no animals yet")',
-        "toast(`Type your bid (at least ${min}), or pass.`, \"error\");",
+        'toast(`Type your bid (at least ${min}), or pass.`, "error");',
         'h("button", { type: "button", title: "A short beep" }, soundOn ? "Sound: on" : "x")',
         'const YOUR_TURN = "● Your turn — cardtable";',
     ],
@@ -78,7 +78,7 @@ def test_the_check_finds_english_where_it_is(line: str) -> None:
 @pytest.mark.parametrize(
     "line",
     [
-        'panel(t("web.kh.you_auctioneer"), h("p", { class: "stage muted" }, t("web.kh.no_bid_yet")))',
+        'panel(t("web.kh.you_auctioneer"), h("p", { class: "stage muted" }, t("web.kh.bid")))',
         'root.querySelector(".kh-center .bids li.new"); localStorage.getItem("cardtable.sound")',
         'if (ev.kind === "pass_chosen") return null; import { h } from "./dom.js";',
     ],
@@ -89,7 +89,10 @@ def test_the_check_leaves_codes_alone(line: str) -> None:
 
 def test_the_check_reads_html_text_and_labels() -> None:
     assert scan_html("x.html", '<nav aria-label="Main"><a href="/">Lobby</a></nav>')
-    assert not scan_html("x.html", '<nav data-i18n-attr="aria-label:web.nav.main"><a data-i18n="web.nav.lobby"></a></nav>')
+    assert not scan_html(
+        "x.html",
+        '<nav data-i18n-attr="aria-label:web.nav.main"><a data-i18n="web.nav.lobby"></a></nav>',
+    )
 
 
 def catalogs() -> dict[str, dict[str, str]]:
@@ -150,7 +153,9 @@ def test_every_web_message_parses_and_takes_the_english_arguments() -> None:
     args: dict[str, dict[str, object]] = {}
     for key, message in cats["en"].items():
         names = placeholders(message)
-        args[key] = {n: 5 if n in ("count", "rounds", "place", "times", "n") else "X" for n in names}
+        args[key] = {
+            n: 5 if n in ("count", "rounds", "place", "times", "n") else "X" for n in names
+        }
     for lang, cat in cats.items():
         for key, message in cat.items():
             if key.startswith("web.") and key in cats["en"]:

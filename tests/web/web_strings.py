@@ -25,8 +25,8 @@ CODE_BEFORE = re.compile(
       | "(?:class|role|type|aria-hidden|aria-live|aria-current|aria-pressed|aria-labelledby
         |aria-describedby|aria-controls|aria-expanded|aria-modal|data-[\w-]+|viewBox|focusable
         |stroke-width|text-anchor|dominant-baseline|font-size|font-weight)"\s*:\s*
-      | (?<![\w$])(?:querySelector|querySelectorAll|closest|matches|getItem|setItem|removeItem|add|remove
-        |toggle|contains|addEventListener|removeEventListener|createElement|createElementNS
+      | (?<![\w$])(?:querySelector|querySelectorAll|closest|matches|getItem|setItem|removeItem
+        |add|remove|toggle|contains|addEventListener|removeEventListener|createElement|createElementNS
         |getAttribute|setAttribute|removeAttribute|hasAttribute|startsWith|endsWith|includes
         |split|join|replace|indexOf|fetch|getJSON|postJSON|matchMedia|t|has|navigate
         |pushState|replaceState|dispatchEvent|CustomEvent|Event|postMessage|send|on|emit
@@ -75,7 +75,11 @@ def _literals(source: str) -> list[tuple[int, int, str]]:
             j = source.find("*/", i + 2)
             i = n if j < 0 else j + 2
             continue
-        if c == "/" and (not prev or prev in "(,=:[!&|?{};+-*%<>~^" or source[:i].rstrip().endswith(("return", "case"))):
+        if c == "/" and (
+            not prev
+            or prev in "(,=:[!&|?{};+-*%<>~^"
+            or source[:i].rstrip().endswith(("return", "case"))
+        ):
             j = i + 1
             klass = False
             while j < n and (source[j] != "/" or klass):
@@ -156,11 +160,11 @@ def scan_js(name: str, source: str) -> list[Finding]:
             continue  # an object's key
         if source[max(0, start - 7) : start].rstrip().endswith(("import", "from")):
             continue
-        if CODE_TEXT.search(text) and len(text.split()) <= 2:
-            # one or two lowercase words ("muted small"): a class list, unless it stands where
-            # text goes (a child of h() after its attributes, a branch of a ternary)
-            if not re.search(r"(?:[?:]|[})]\s*,)\s*$", before):
-                continue
+        # one or two lowercase words ("muted small"): a class list, unless it stands where text
+        # goes (a child of h() after its attributes, a branch of a ternary)
+        lowercase_pair = CODE_TEXT.search(text) and len(text.split()) <= 2
+        if lowercase_pair and not re.search(r"(?:[?:]|[})]\s*,)\s*$", before):
+            continue
         found.append(Finding(name, source.count("\n", 0, start) + 1, text))
     return found
 

@@ -476,9 +476,7 @@ class Store:
     def set_language(self, player_id: int, language: str | None) -> None:
         """Remember a person's language for the pages (the caller checked the code)."""
         with self.engine.begin() as conn:
-            conn.execute(
-                update(players).where(players.c.id == player_id).values(language=language)
-            )
+            conn.execute(update(players).where(players.c.id == player_id).values(language=language))
 
     def new_session(self, player_id: int, days: float) -> str:
         """A new session for a person; returns the cookie's token (stored only as SHA-256)."""

@@ -140,8 +140,35 @@ process.stdin.on("end", () => {
 
 
 def placeholders(message: str) -> set[str]:
-    """The argument names of an ICU message (``{name}``, ``{count, plural, …}``)."""
-    return set(re.findall(r"\{\s*([A-Za-z_]\w*)\s*[,}]", message))
+    """The argument names of an ICU message (``{name}``, ``{count, plural, …}``), read through
+    the branches of plurals and selects (a branch's text is no argument)."""
+    names: set[str] = set()
+
+    def body(i: int) -> int:  # message text from i up to its closing "}" (or the end)
+        while i < len(message) and message[i] != "}":
+            if message[i] == "{":
+                i = argument(i + 1)
+            else:
+                i += 1
+        return i
+
+    def argument(i: int) -> int:  # after "{": name [, type [, branches]] "}"
+        m = re.compile(r"\s*(\w+)\s*(?:,\s*(\w+)\s*)?").match(message, i)
+        assert m, message
+        names.add(m.group(1))
+        i = m.end()
+        if message[i] == "}":
+            return i + 1
+        i += 1  # the "," before the branches (or a style)
+        while i < len(message) and message[i] != "}":
+            if message[i] == "{":
+                i = body(i + 1) + 1
+            else:
+                i += 1
+        return i + 1
+
+    body(0)
+    return names
 
 
 def test_every_web_message_parses_and_takes_the_english_arguments() -> None:

@@ -8,6 +8,8 @@
 
 import { h, clear, toast } from "./dom.js";
 import { session, Session } from "./session.js";
+import { t } from "./i18n.js";
+import { refusal } from "./errors.js";
 
 const GUEST_KEY = "cardtable.guest";
 
@@ -92,7 +94,7 @@ export async function signOut(everywhere = false) {
   await account(true);
   // the header's account link says so at once (no connection may close to tell it)
   document.dispatchEvent(new Event("cardtable:account"));
-  toast(everywhere ? "Signed out on every device." : "Signed out.");
+  toast(everywhere ? t("web.account.signed_out_everywhere") : t("web.account.signed_out"));
   return true;
 }
 
@@ -104,7 +106,7 @@ function field(id, label, input, help) {
 
 /** The sign-in page: sign in, create an account, or (signed in) the account's settings. */
 export function renderSignIn(main, navigate) {
-  clear(main).appendChild(h("p", { class: "muted" }, "Loading…"));
+  clear(main).appendChild(h("p", { class: "muted" }, t("web.account.loading")));
   account(true).then((me) => {
     if (!main.isConnected) return;
     if (me.signed_in) drawAccount(main, me, navigate);
@@ -117,7 +119,7 @@ function drawSignIn(main, navigate) {
   const claimId = "acc-claim";
   const claim = () => (guest ? h("div", { class: "field check" },
     h("input", { type: "checkbox", id: claimId, checked: true, name: "claim" }),
-    h("label", { for: claimId }, `Keep the games I played here as the guest “${guest.name}”`)) : null);
+    h("label", { for: claimId }, t("web.account.keep_guest_games", { name: guest.name }))) : null);
   const status = h("p", { class: "account-error", role: "alert" });
   const withClaim = (form, body) => {
     const box = form.querySelector("input[name=claim]");
@@ -131,14 +133,14 @@ function drawSignIn(main, navigate) {
     status.textContent = "";
     try {
       const me = await post("/api/account/signin", withClaim(signIn, { name: signInName.value, password: signInPassword.value }));
-      if (me.claimed_games) toast(`${me.claimed_games} guest game(s) moved to your account.`);
+      if (me.claimed_games) toast(t("web.account.guest_games_moved", { count: me.claimed_games }));
       await afterSignIn(me, navigate);
     } catch (err) {
-      status.textContent = err.status === 429 ? `Too many wrong passwords: try again in ${err.retryAfter} s.` : err.message;
+      status.textContent = err.status === 429 ? t("web.account.throttled", { seconds: err.retryAfter }) : err.message;
     }
-  } }, h("h2", { id: "signin-h" }, "Sign in"),
-  field("signin-name", "Name", signInName), field("signin-password", "Password", signInPassword),
-  claim(), h("button", { type: "submit", class: "primary" }, "Sign in"));
+  } }, h("h2", { id: "signin-h" }, t("web.nav.signin")),
+  field("signin-name", t("web.account.name"), signInName), field("signin-password", t("web.account.password"), signInPassword),
+  claim(), h("button", { type: "submit", class: "primary" }, t("web.nav.signin")));
 
   const upName = h("input", { type: "text", name: "name", autocomplete: "username", required: true, minlength: 2, maxlength: 32, value: guest ? guest.name : "" });
   const upPassword = h("input", { type: "password", name: "password", autocomplete: "new-password", required: true, minlength: 8, maxlength: 256, "aria-describedby": "signup-password-help" });
@@ -147,20 +149,20 @@ function drawSignIn(main, navigate) {
     status.textContent = "";
     try {
       const me = await post("/api/account/signup", withClaim(signUp, { name: upName.value, password: upPassword.value }));
-      if (me.claimed_games) toast(`${me.claimed_games} guest game(s) moved to your account.`);
+      if (me.claimed_games) toast(t("web.account.guest_games_moved", { count: me.claimed_games }));
       await afterSignIn(me, navigate);
     } catch (err) {
       status.textContent = err.message;
     }
-  } }, h("h2", { id: "signup-h" }, "Create an account"),
-  field("signup-name", "Name", upName, "2 to 32 letters, digits, spaces, '-', '_' or '.'; one name for people and bots alike."),
-  field("signup-password", "Password", upPassword, "At least 8 characters."),
-  claim(), h("button", { type: "submit", class: "primary" }, "Create the account"));
+  } }, h("h2", { id: "signup-h" }, t("web.account.create_h")),
+  field("signup-name", t("web.account.name"), upName, t("web.account.name_help")),
+  field("signup-password", t("web.account.password"), upPassword, t("web.account.password_help")),
+  claim(), h("button", { type: "submit", class: "primary" }, t("web.account.create")));
 
   clear(main).appendChild(h("div", { class: "account-page" },
-    h("h1", {}, "Sign in"),
-    h("p", { class: "lead" }, "With an account you get a rating, a profile with your games, and you can play rated games with friends. You can also go on ",
-      h("a", { href: "/" }, "playing as a guest"), "."),
+    h("h1", {}, t("web.nav.signin")),
+    h("p", { class: "lead" }, t("web.account.lead"), " ",
+      h("a", { href: "/" }, t("web.account.go_on_as_guest"))),
     status,
     h("div", { class: "account-forms" }, signIn, signUp)));
 }
@@ -175,31 +177,31 @@ function drawAccount(main, me, navigate) {
     try {
       await post("/api/account/password", { old: old.value, new: fresh.value });
       old.value = ""; fresh.value = "";
-      toast("Password changed; every other device is signed out.");
+      toast(t("web.account.password_changed"));
     } catch (err) { status.textContent = err.message; }
-  } }, h("h2", { id: "pw-h" }, "Change the password"),
-  field("pw-old", "Current password", old), field("pw-new", "New password", fresh),
-  h("button", { type: "submit" }, "Change the password"));
+  } }, h("h2", { id: "pw-h" }, t("web.account.change_password")),
+  field("pw-old", t("web.account.current_password"), old), field("pw-new", t("web.account.new_password"), fresh),
+  h("button", { type: "submit" }, t("web.account.change_password")));
   const guest = guestIdentity();
   const claimBox = guest ? h("section", { class: "panel", "aria-labelledby": "claim-h" },
-    h("h2", { id: "claim-h" }, "Games played as a guest"),
-    h("p", {}, `This browser played as the guest “${guest.name}”. Move those games to your account?`),
+    h("h2", { id: "claim-h" }, t("web.account.guest_games")),
+    h("p", {}, t("web.account.move_guest_games", { name: guest.name })),
     h("button", { type: "button", onclick: async () => {
       try {
         const reply = await post("/api/account/claim", { guest_token: guest.token });
-        toast(`${reply.claimed_games} game(s) moved to your account.`);
+        toast(t("web.account.games_moved", { count: reply.claimed_games }));
       } catch (err) { status.textContent = err.message; }
-    } }, "Move them")) : null;
+    } }, t("web.account.move_them"))) : null;
   clear(main).appendChild(h("div", { class: "account-page" },
-    h("h1", {}, "Your account"),
-    h("p", { class: "lead" }, "Signed in as ", h("strong", {}, me.name), ". ",
-      h("a", { href: `/players/${encodeURIComponent(me.name)}` }, "Your profile"), " · ", h("a", { href: "/" }, "Play")),
+    h("h1", {}, t("web.account.your_account")),
+    h("p", { class: "lead" }, t("web.account.signed_in_as"), " ", h("strong", {}, me.name), ". ",
+      h("a", { href: `/players/${encodeURIComponent(me.name)}` }, t("web.account.your_profile")), " · ", h("a", { href: "/" }, t("web.account.play"))),
     status,
     h("div", { class: "account-forms" },
-      h("section", { class: "panel", "aria-labelledby": "out-h" }, h("h2", { id: "out-h" }, "Sign out"),
+      h("section", { class: "panel", "aria-labelledby": "out-h" }, h("h2", { id: "out-h" }, t("web.lobby.sign_out")),
         h("div", { class: "row" },
-          h("button", { type: "button", onclick: async () => { if (await signOut(false)) navigate("/"); } }, "Sign out"),
-          h("button", { type: "button", onclick: async () => { if (await signOut(true)) navigate("/"); } }, "Sign out everywhere"))),
+          h("button", { type: "button", onclick: async () => { if (await signOut(false)) navigate("/"); } }, t("web.lobby.sign_out")),
+          h("button", { type: "button", onclick: async () => { if (await signOut(true)) navigate("/"); } }, t("web.account.sign_out_everywhere")))),
       change, claimBox)));
 }
 
@@ -207,14 +209,14 @@ function drawAccount(main, me, navigate) {
 export function accountBox(connect) {
   // a line of about the answer's length holds its place, so the forms below do not move when it
   // comes (a click on the bot sign-in's summary, made as the page shifted, would land elsewhere)
-  const box = h("div", { class: "account-box" }, h("p", { class: "muted" }, "Checking whether you are signed in to an account (for a rating and a profile)…"));
+  const box = h("div", { class: "account-box" }, h("p", { class: "muted" }, t("web.account.checking")));
   account().then((me) => {
     if (me.signed_in) {
-      clear(box).append(h("p", {}, "Signed in as ", h("strong", {}, me.name), ". "),
-        h("button", { type: "button", class: "primary", onclick: () => connect({ kind: "person", name: me.name }) }, `Play as ${me.name}`));
+      clear(box).append(h("p", {}, t("web.account.signed_in_as"), " ", h("strong", {}, me.name), ". "),
+        h("button", { type: "button", class: "primary", onclick: () => connect({ kind: "person", name: me.name }) }, t("web.account.play_as", { name: me.name })));
     } else {
-      clear(box).append(h("p", {}, h("a", { href: "/signin" }, "Sign in or create an account"),
-        " for a rating and a profile, or play as a guest:"));
+      clear(box).append(h("p", {}, h("a", { href: "/signin" }, t("web.account.sign_in_or_create")),
+        " ", t("web.account.for_rating")));
     }
   });
   return box;
@@ -225,24 +227,24 @@ export function ratedChoice(id) {
   if (!session.connected || session.you.kind === "guest") return { control: null, read: () => false };
   const box = h("input", { type: "checkbox", id, name: "rated" });
   return {
-    control: h("div", { class: "field check" }, box, h("label", { for: id }, "Rated game (your rating changes; no guests at the table)")),
+    control: h("div", { class: "field check" }, box, h("label", { for: id }, t("web.account.rated_game"))),
     read: () => box.checked,
   };
 }
 
 /** "rated" / "unrated" as the lobby says it. */
 export function ratedWords(rated) {
-  return rated ? h("span", { class: "tag rated" }, "rated") : h("span", { class: "tag unrated" }, "unrated");
+  return rated ? h("span", { class: "tag rated" }, t("web.account.rated")) : h("span", { class: "tag unrated" }, t("web.account.unrated"));
 }
 
 /** The invite as a link a friend can open (the lobby joins the table by itself). */
 export function inviteLink(code) {
   const url = `${location.origin}/?invite=${encodeURIComponent(code)}`;
-  return h("p", { class: "invite-link" }, "Invite link: ",
+  return h("p", { class: "invite-link" }, t("web.account.invite_link"), " ",
     h("a", { href: url, "data-invite-link": code }, url), " ",
     h("button", { type: "button", onclick: async () => {
-      try { await navigator.clipboard.writeText(url); toast("Link copied."); } catch (_) { toast(url); }
-    } }, "Copy link"));
+      try { await navigator.clipboard.writeText(url); toast(t("web.account.link_copied")); } catch (_) { toast(url); }
+    } }, t("web.account.copy_link")));
 }
 
 /** An invite code in the address (/?invite=CODE) once the lobby's identity is connected. */
@@ -264,22 +266,22 @@ export function playAgain(gameId, start, navigate) {
     session.send({ type: "join", lobby: "private", again: gameId });
     button.disabled = true;
     offer.hidden = true;
-    status.textContent = "Waiting for the others…";
+    status.textContent = t("web.account.waiting_others");
   };
   const button = h("button", { type: "button", class: "primary", "data-again": gameId, onclick: () => {
     try { ask(); } catch (err) { status.textContent = err.message; }
-  } }, "Play again (same seats and rules)");
+  } }, t("web.account.play_again"));
   function showOffer(data) {
     const people = data.players.filter((p) => !p.startsWith("house-"));
     const accept = h("button", { type: "button", class: "primary", "data-accept-rematch": gameId, onclick: () => {
       try { ask(); } catch (err) { status.textContent = err.message; }
-    } }, "Accept");
+    } }, t("web.account.accept"));
     const decline = h("button", { type: "button", "data-decline-rematch": gameId, onclick: () => {
       try { session.send({ type: "leave", again: gameId }); } catch (err) { status.textContent = err.message; return; }
       offer.hidden = true;
-      status.textContent = "You declined the rematch.";
-    } }, "Decline");
-    clear(offer).append(h("strong", {}, `${people.join(", ")} ${people.length === 1 ? "offers" : "offer"} a rematch`), " (same seats and rules). ", accept, " ", decline);
+      status.textContent = t("web.account.you_declined");
+    } }, t("web.account.decline"));
+    clear(offer).append(h("strong", {}, t("web.account.offers_rematch", { names: people.join(", "), count: people.length })), " ", t("web.account.same_seats"), " ", accept, " ", decline);
     offer.hidden = false;
     status.textContent = "";
     if (offer.isConnected) accept.focus({ preventScroll: true });
@@ -288,16 +290,16 @@ export function playAgain(gameId, start, navigate) {
     if (!button.isConnected) { off(); return; }
     if (kind === "table" && data.again === gameId) {
       const waiting = data.open_seats;
-      status.textContent = waiting ? `Waiting for ${waiting} more player${waiting === 1 ? "" : "s"} to press Play again (at the table: ${data.players.join(", ")}).` : "Starting…";
+      status.textContent = waiting ? t("web.account.waiting_more", { count: waiting, names: data.players.join(", ") }) : t("web.account.starting");
     } else if (kind === "rematch_offer" && data.again === gameId && !button.disabled) {
       showOffer(data);
     } else if (kind === "declined" && data.again === gameId) {
-      status.textContent = `${data.name} declined the rematch.`;
+      status.textContent = t("web.account.declined", { name: data.name });
     } else if (kind === "game" && data.start && data.id !== gameId && !data.end) {
       off();
       navigate(`/table/${data.id}`);
     } else if (kind === "error" && button.disabled && ["bad_join", "unknown_game", "busy"].includes(data.code)) {
-      status.textContent = data.reason;
+      status.textContent = refusal(data);
       button.disabled = data.code === "unknown_game";
     }
   });

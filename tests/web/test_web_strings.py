@@ -30,7 +30,6 @@ PENDING = {
     "analysis.js": "the analysis page",
     "botpage.js": "bot and profile pages",
     "docs.js": "the docs pages (the docs themselves are English)",
-    "leaderboard.js": "the leaderboard",
     "register.js": "registering a bot",
     "replay.js": "the replay page",
     "seatview.js": "the replay's seat view",

@@ -3,6 +3,7 @@
 import { h, svg, clear, getJSON } from "./dom.js";
 import { gameName, gameTitle } from "./names.js";
 import { faultCell } from "./botpage.js";
+import { t } from "./i18n.js";
 
 const COLORS = ["#1f6f4a", "#b3261e", "#1d4ed8", "#a16207", "#7c3aed", "#0f766e", "#be185d", "#4b5563"];
 const CHART_BOTS = 8;
@@ -11,20 +12,20 @@ export function renderLeaderboard(main) {
   const game = h("select", { id: "lb-game" });
   const rules = h("select", { id: "lb-rules" });
   // people and bots share one board; the filter keeps each entry's rank in the whole board
-  const kind = h("select", { id: "lb-kind" }, [["all", "People and bots"], ["people", "People"], ["bots", "Bots"]].map(([v, t]) =>
-    h("option", { value: v, selected: v === (new URLSearchParams(location.search).get("kind") || "all") }, t)));
+  const kind = h("select", { id: "lb-kind" }, ["all", "people", "bots"].map((v) =>
+    h("option", { value: v, selected: v === (new URLSearchParams(location.search).get("kind") || "all") }, t(`web.leaderboard.kind.${v}`))));
   const board = h("div", { "aria-live": "polite" });
   const chart = h("div", { class: "chart-box" });
-  clear(main).append(h("h1", {}, "Leaderboard"),
-    h("p", { class: "lead" }, "People and bots ranked by their rating in rated games, per game and rule set. The rating is a cautious estimate of strength (μ − 3σ): it rises as a player wins and as its record grows."),
+  clear(main).append(h("h1", {}, t("web.title.leaderboard")),
+    h("p", { class: "lead" }, t("web.leaderboard.lead")),
     h("form", { class: "row", onsubmit: (ev) => ev.preventDefault() },
-      h("div", { class: "field" }, h("label", { for: "lb-game" }, "Game"), game),
-      h("div", { class: "field" }, h("label", { for: "lb-rules" }, "Rule set"), rules),
-      h("div", { class: "field" }, h("label", { for: "lb-kind" }, "Show"), kind)),
+      h("div", { class: "field" }, h("label", { for: "lb-game" }, t("web.lobby.game")), game),
+      h("div", { class: "field" }, h("label", { for: "lb-rules" }, t("web.lobby.rule_set")), rules),
+      h("div", { class: "field" }, h("label", { for: "lb-kind" }, t("web.leaderboard.show")), kind)),
     board, chart);
   let lobbies = null;
   const load = async () => {
-    clear(board).appendChild(h("p", { class: "muted" }, "Loading…"));
+    clear(board).appendChild(h("p", { class: "muted" }, t("web.account.loading")));
     clear(chart);
     const data = await getJSON(`/api/leaderboard?game=${encodeURIComponent(game.value)}&rules=${encodeURIComponent(rules.value)}&kind=${kind.value}`);
     clear(board);
@@ -32,15 +33,15 @@ export function renderLeaderboard(main) {
     // the address names the board shown, so it can be shared
     history.replaceState(history.state, "", `/leaderboard?game=${encodeURIComponent(data.game)}&rules=${encodeURIComponent(data.rules)}${kind.value === "all" ? "" : `&kind=${kind.value}`}`);
     if (!data.entries.length) {
-      board.appendChild(h("p", {}, `No rated game of ${gameTitle(data)} yet.`));
+      board.appendChild(h("p", {}, t("web.leaderboard.none", { title: gameTitle(data) })));
       return;
     }
     board.appendChild(h("div", { class: "table-wrap" }, h("table", { class: "leaderboard" },
       h("caption", {}, gameTitle(data)),
-      h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "μ", "σ", "Games", "Wins", "Faults", "Last played"].map((t, i) =>
-        h("th", { scope: "col", class: [3, 4, 7, 8].includes(i) ? "opt" : null }, t)))),
+      h("thead", {}, h("tr", {}, ["#", t("web.score.player"), t("web.leaderboard.rating"), "μ", "σ", t("web.leaderboard.games"), t("web.leaderboard.wins"), t("web.leaderboard.faults"), t("web.leaderboard.last_played")].map((label, i) =>
+        h("th", { scope: "col", class: [3, 4, 7, 8].includes(i) ? "opt" : null }, label)))),
       h("tbody", {}, data.entries.map((e) => h("tr", {},
-        h("td", {}, String(e.rank)), h("th", { scope: "row" }, h("a", { href: `/${e.kind === "person" ? "players" : "bots"}/${encodeURIComponent(e.name)}` }, e.name), e.kind === "house" ? h("span", { class: "tag" }, "house") : e.kind === "person" ? h("span", { class: "tag person" }, "person") : null),
+        h("td", {}, String(e.rank)), h("th", { scope: "row" }, h("a", { href: `/${e.kind === "person" ? "players" : "bots"}/${encodeURIComponent(e.name)}` }, e.name), e.kind === "house" ? h("span", { class: "tag" }, t("web.leaderboard.house")) : e.kind === "person" ? h("span", { class: "tag person" }, t("web.leaderboard.person")) : null),
         h("td", {}, e.rating.toFixed(2)), h("td", { class: "opt" }, e.mu.toFixed(2)), h("td", { class: "opt" }, e.sigma.toFixed(2)),
         h("td", {}, String(e.games)), h("td", {}, String(e.wins)), faultCell(e),
         h("td", { class: "opt" }, e.last_played ? new Date(e.last_played).toLocaleString() : "")))))));
@@ -102,7 +103,7 @@ async function openingBoard(lobbies) {
 /** A line chart of rating over time, one line per bot; drawn by hand as SVG. */
 export function ratingChart(series, title) {
   const W = 720, H = 320, L = 52, R = 16, T = 16, B = 40;
-  if (!series.length) return h("p", { class: "muted" }, "No rating history to draw yet.");
+  if (!series.length) return h("p", { class: "muted" }, t("web.leaderboard.no_history"));
   const all = series.flatMap((s) => s.points);
   let t0 = Math.min(...all.map((p) => p.t)), t1 = Math.max(...all.map((p) => p.t));
   // one moment only (one rated game): a day around it, its date said once, in the middle
@@ -115,9 +116,9 @@ export function ratingChart(series, title) {
   const x = (t) => L + ((t - t0) / (t1 - t0)) * (W - L - R);
   const y = (r) => T + (1 - (r - r0) / (r1 - r0)) * (H - T - B);
   const ticks = niceTicks(r0, r1, 5);
-  const desc = series.map((s) => `${s.name}: from ${s.points[0].r.toFixed(1)} to ${s.points[s.points.length - 1].r.toFixed(1)} over ${s.points.length} games`).join("; ");
-  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": `Rating history, ${title}. ${desc}` },
-    svg("title", {}, `Rating history, ${title}`),
+  const desc = series.map((s) => t("web.leaderboard.series", { name: s.name, from: s.points[0].r.toFixed(1), to: s.points[s.points.length - 1].r.toFixed(1), count: s.points.length })).join("; ");
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": `${t("web.leaderboard.history", { title })}. ${desc}` },
+    svg("title", {}, t("web.leaderboard.history", { title })),
     ticks.map((v) => svg("g", {},
       svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }),
       svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, v.toFixed(Math.abs(v) < 10 ? 1 : 0)))),
@@ -126,14 +127,14 @@ export function ratingChart(series, title) {
     oneMoment ? svg("text", { x: (L + W - R) / 2, y: H - B + 18, "text-anchor": "middle", class: "axis" }, new Date((t0 + t1) / 2).toLocaleDateString())
       : [svg("text", { x: L, y: H - B + 18, class: "axis" }, new Date(t0).toLocaleString()),
         svg("text", { x: W - R, y: H - B + 18, "text-anchor": "end", class: "axis" }, new Date(t1).toLocaleString())],
-    svg("text", { x: 12, y: T + (H - T - B) / 2, class: "axis", transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle" }, "rating (μ − 3σ)"),
+    svg("text", { x: 12, y: T + (H - T - B) / 2, class: "axis", transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle" }, t("web.leaderboard.axis")),
     series.map((s) => svg("g", { "data-bot": s.name },
       svg("polyline", { points: s.points.map((p) => `${x(p.t).toFixed(1)},${y(p.r).toFixed(1)}`).join(" "), fill: "none", stroke: s.color, "stroke-width": 2.5, "stroke-linejoin": "round" }),
       s.points.map((p) => svg("circle", { cx: x(p.t).toFixed(1), cy: y(p.r).toFixed(1), r: 3, fill: s.color },
         svg("title", {}, `${s.name}: ${p.r.toFixed(2)} at ${new Date(p.t).toLocaleString()}`))))));
-  const legend = h("ul", { class: "legend", "aria-label": "Bots in the chart" }, series.map((s) =>
+  const legend = h("ul", { class: "legend", "aria-label": t("web.leaderboard.legend") }, series.map((s) =>
     h("li", {}, h("span", { class: "swatch", style: { background: s.color }, "aria-hidden": "true" }), `${s.name} (${s.points[s.points.length - 1].r.toFixed(2)})`)));
-  const caption = oneMoment ? `Rating after the first rated game, ${title}: the line starts with the next one.` : `Rating after each rated game, ${title}.`;
+  const caption = oneMoment ? t("web.leaderboard.caption_first", { title }) : t("web.leaderboard.caption", { title });
   return h("figure", { class: "chart-figure" }, chart, legend, h("figcaption", {}, caption));
 }
 

@@ -29,8 +29,6 @@ LANGUAGES = ("en", "de", "fr", "nl", "it")
 PENDING = {
     "analysis.js": "the analysis page",
     "botpage.js": "bot and profile pages",
-    "docs.js": "the docs pages (the docs themselves are English)",
-    "register.js": "registering a bot",
     "replay.js": "the replay page",
     "seatview.js": "the replay's seat view",
     "tournament.js": "tournament pages",

@@ -36,6 +36,7 @@ CODE_BEFORE = re.compile(
       | (?:===|!==|==|!=|\bcase|\?\?|\bin|\btypeof\s+\w+\s*===)\s*
       | \.(?:className|type|kind|code|key|mode|dataset\.\w+|name|id|value|role|href)\s*=\s*
       | [\w\])]\[\s*
+      | \bh\("(?:pre|code|kbd)",\s*\{[^{}]*\},\s*
     )$""",
     re.VERBOSE,
 )

@@ -2,6 +2,7 @@
 // paragraphs, lists, code blocks, tables, emphasis, inline code and links). Text only: nothing
 // from a page becomes HTML.
 
+import { t } from "./i18n.js";
 import { h, clear, getJSON } from "./dom.js";
 
 function inline(text) {
@@ -94,23 +95,23 @@ export function markdown(text) {
 }
 
 export async function renderDocs(main, name) {
-  clear(main).appendChild(h("p", { class: "muted" }, "Loading…"));
+  clear(main).appendChild(h("p", { class: "muted" }, t("web.account.loading")));
   try {
     const { pages } = await getJSON("/api/docs-pages");
-    const nav = h("nav", { class: "doc-nav", "aria-label": "Documentation pages" }, h("ul", {},
+    const nav = h("nav", { class: "doc-nav", "aria-label": t("web.docs.pages") }, h("ul", {},
       pages.map((p) => h("li", {}, h("a", { href: `/docs-pages/${p.name}`, "aria-current": p.name === name ? "page" : undefined }, p.title)))),
-    h("p", { class: "small" }, h("a", { href: "/docs" }, "HTTP API reference (OpenAPI)")));
+    h("p", { class: "small" }, h("a", { href: "/docs" }, t("web.docs.api"))));
     if (!name) {
-      clear(main).append(h("h1", {}, "Documentation"), pages.length ? nav : h("p", {}, "The docs are not installed with this server; see the project's docs/ folder."));
+      clear(main).append(h("h1", {}, t("web.docs.title")), pages.length ? nav : h("p", {}, t("web.docs.missing")));
       return;
     }
     const reply = await fetch(`/api/docs-pages/${encodeURIComponent(name)}`);
-    if (!reply.ok) throw new Error(`no page ${name}`);
+    if (!reply.ok) throw new Error(t("web.docs.no_page", { name }));
     const text = await reply.text();
     const title = (text.match(/^# (.*)$/m) || [null, name])[1];
     const body = markdown(text.replace(/^# .*$/m, ""));
     clear(main).appendChild(h("div", { class: "docs" }, nav, h("article", {}, h("h1", {}, title), body)));
   } catch (err) {
-    clear(main).append(h("h1", {}, "Documentation"), h("p", { class: "error" }, err.message));
+    clear(main).append(h("h1", {}, t("web.docs.title")), h("p", { class: "error" }, err.message));
   }
 }

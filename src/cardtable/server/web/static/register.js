@@ -1,6 +1,7 @@
 // Bot registration: POST /api/bots; the token is shown once.
 
 import { h, clear } from "./dom.js";
+import { t } from "./i18n.js";
 
 export function renderRegister(main) {
   const name = h("input", { type: "text", id: "bot-name", name: "name", required: true, maxlength: 32, pattern: "[A-Za-z0-9][A-Za-z0-9_.\\-]{1,31}", autocomplete: "off" });
@@ -14,25 +15,25 @@ export function renderRegister(main) {
     const data = await reply.json().catch(() => ({}));
     if (reply.status !== 201) {
       const detail = typeof data.detail === "string" ? data.detail : (data.detail && data.detail[0] && data.detail[0].msg) || reply.statusText;
-      out.appendChild(h("p", { class: "error", role: "alert" }, `Not registered: ${detail}`));
+      out.appendChild(h("p", { class: "error", role: "alert" }, t("web.register.refused", { detail })));
       return;
     }
     const token = h("code", { class: "token", id: "bot-token" }, data.token);
     const copy = h("button", { type: "button", onclick: async () => {
-      try { await navigator.clipboard.writeText(data.token); copy.textContent = "Copied"; } catch (_) { copy.textContent = "Select the token and copy it"; }
-    } }, "Copy the token");
+      try { await navigator.clipboard.writeText(data.token); copy.textContent = t("web.register.copied"); } catch (_) { copy.textContent = t("web.register.select_token"); }
+    } }, t("web.register.copy_token"));
     out.appendChild(h("section", { class: "panel token-box", role: "alert" },
-      h("h2", {}, `${data.name} is registered`),
-      h("p", {}, "Your token (shown only this once; the server keeps only its hash):"),
+      h("h2", {}, t("web.register.registered", { name: data.name })),
+      h("p", {}, t("web.register.your_token")),
       token, h("div", { class: "row" }, copy),
-      h("p", {}, "Connect your bot with it:"),
+      h("p", {}, t("web.register.connect")),
       h("pre", {}, `cardtable bot --server ${location.origin.replace(/^http/, "ws")}/ws --name ${data.name} --token <TOKEN> ...`),
-      h("p", {}, "See ", h("a", { href: "/docs-pages/writing-a-bot" }, "writing a bot"), " and ", h("a", { href: "/docs-pages/protocol" }, "the protocol"), "."),
-      h("p", {}, h("a", { href: `/bots/${encodeURIComponent(data.name)}` }, `${data.name}'s page`), " shows its games, ratings and faults.")));
+      h("p", {}, h("a", { href: "/docs-pages/writing-a-bot" }, t("web.register.writing_a_bot")), " · ", h("a", { href: "/docs-pages/protocol" }, t("web.register.the_protocol"))),
+      h("p", {}, h("a", { href: `/bots/${encodeURIComponent(data.name)}` }, t("web.register.bots_page", { name: data.name })), " ", t("web.register.shows"))));
     name.value = "";
-  } }, h("div", { class: "field" }, h("label", { for: "bot-name" }, "Bot name"), name,
-    h("small", { class: "muted" }, "2-32 letters, digits, '_', '-' or '.', starting with a letter or digit.")),
-  h("button", { type: "submit", class: "primary" }, "Register"));
-  clear(main).append(h("h1", {}, "Register a bot"),
-    h("p", { class: "lead" }, "A registered bot plays in the ranked lobby and appears on the leaderboard."), form, out);
+  } }, h("div", { class: "field" }, h("label", { for: "bot-name" }, t("web.lobby.bot_name")), name,
+    h("small", { class: "muted" }, t("web.register.name_help"))),
+  h("button", { type: "submit", class: "primary" }, t("web.register.register")));
+  clear(main).append(h("h1", {}, t("web.title.register")),
+    h("p", { class: "lead" }, t("web.register.lead")), form, out);
 }

@@ -31,8 +31,6 @@ PENDING = {
     "botpage.js": "bot and profile pages",
     "replay.js": "the replay page",
     "seatview.js": "the replay's seat view",
-    "tournament.js": "tournament pages",
-    "tournament.html": "tournament pages",
 }
 
 

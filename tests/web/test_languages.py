@@ -73,10 +73,15 @@ def sign_in_as(tab: Tab, server: WebServer, name: str, words: dict[str, str]) ->
     page.locator("form[aria-labelledby=priv-h]").wait_for(timeout=45000)
 
 
-def start_in(tab: Tab, server: WebServer, name: str, words: dict[str, str], **fields: str) -> str:
+def start_in(
+    tab: Tab, server: WebServer, name: str, words: dict[str, str], *, shots: str = "", **fields: str
+) -> str:
     """Sign in as a guest and start a quick game from the lobby, reading its labels in the
-    person's language; returns the game id."""
+    person's language (``shots``: keep the lobby's screenshots under that name); returns the
+    game id."""
     sign_in_as(tab, server, name, words)
+    if shots:
+        shot_pair(tab, shots)
     form = tab.page.locator(QUICK)
     form.get_by_label(words["web.lobby.game"], exact=True).select_option(fields["game"])
     if "rules" in fields:
@@ -241,7 +246,14 @@ def test_the_table_in_each_language_desktop_and_phone(
     try:
         page = tab.page
         start_in(
-            tab, server, f"Lang{lang.upper()}", words, game="kuhhandel", rules="classic", seats="4"
+            tab,
+            server,
+            f"Lang{lang.upper()}",
+            words,
+            shots=f"lang-{lang}-lobby",
+            game="kuhhandel",
+            rules="classic",
+            seats="4",
         )
         play_until_over(tab, kuhhandel_step, limit_s=60, decisions=4)
         page.locator(".actions .panel[data-kind]").first.wait_for(timeout=30000)

@@ -8,9 +8,12 @@
 import { h } from "./dom.js";
 import { t, has } from "./i18n.js";
 
+/** The games by their own names (proper names), where a catalog has none. */
+const GAMES = { kuhhandel: "Kuhhandel", cunegonda: "Cunegonda" };
+
 /** The game's name as people write it there (the catalog's game.kuhhandel: Koehandel in Dutch). */
 export function gameName(game) {
-  return has(`game.${game}`) ? t(`game.${game}`) : game;
+  return has(`game.${game}`) ? t(`game.${game}`) : GAMES[game] || game;
 }
 
 /**

@@ -44,7 +44,17 @@ WORDS = re.compile(r"[A-Za-zÀ-ÿ]{2,}[,.:;!?'’…-]*\s+[(]?[A-Za-zÀ-ÿ]{2,}|
 #: words that are no language: the brand, the games' own names, the rats' card name in the
 #: events (a code), the
 #: languages' own names (the switcher)
-ALLOWED = {"cardtable", "Kuhhandel", "Cunegonda", "Rat", "English", "Deutsch", "Français", "Nederlands", "Italiano"}
+ALLOWED = {
+    "cardtable",
+    "Kuhhandel",
+    "Cunegonda",
+    "Rat",
+    "English",
+    "Deutsch",
+    "Français",
+    "Nederlands",
+    "Italiano",
+}
 #: a class list, or a CSS value: codes however they read
 CODE_TEXT = re.compile(r"^[a-z0-9 _.-]*$")
 #: a literal placed as a class (also behind a ternary), a constant's value, an object's key

@@ -81,6 +81,14 @@ export function t(key, args = {}) {
   return render(ast, args, null);
 }
 
+/** Use `own` (the catalog of `code`) and `english` without a browser (Node.js: the checks). */
+export function useCatalog(code, own, english) {
+  lang = code;
+  catalog = own;
+  fallback = english;
+  parsed.clear();
+}
+
 /** Parse `message` (ICU MessageFormat): throws on a malformed one (the catalogs' check). */
 export function check(message) {
   parse(message);

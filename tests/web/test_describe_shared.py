@@ -1,15 +1,17 @@
-"""The browser's event lines (``static/describe.js``) say what the engines' ``describe.py`` say.
+"""One source of sentences for the terminal and the browser (issue 38): the catalogs.
 
-The table and the replay page describe events in JavaScript, the terminal in Python. This test
-plays real games of every Kuhhandel preset and of Cunegonda, runs ``describe.js`` in Node.js on
-their events (public and private, serialized as the server sends them) and compares every line
-with the engine's ``describe_event``. It skips when ``node`` is not installed.
+``static/describe.js`` (the table's, the watch page's and the replay's log) builds the same
+catalog keys with the same arguments as the engines' ``describe_event`` and renders them with the
+same catalogs. This test plays real games of every Kuhhandel preset and of Cunegonda, runs
+``describe.js`` in Node.js on their events (public and private, as the server sends them) with
+the English and the German catalog, and compares every line with what the Python side renders
+(``cardtable.i18n.render``) in that language. It replaces the hand-kept English mirror: a
+sentence is written once, in the catalogs. It skips when ``node`` is not installed.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -23,19 +25,20 @@ from cardtable.games.cunegonda.describe import describe_event as describe_cunego
 from cardtable.games.kuhhandel.describe import describe_event as describe_kuhhandel
 from cardtable.i18n import render
 
-DESCRIBE_JS = (
-    Path(__file__).resolve().parents[2] / "src/cardtable/server/web/static/describe.js"
-).as_uri()
+STATIC = Path(__file__).resolve().parents[2] / "src/cardtable/server/web/static"
+CATALOGS = Path(__file__).resolve().parents[2] / "src/cardtable/i18n/catalogs"
 
-NODE_SCRIPT = f"""
-import {{ describe }} from {json.dumps(DESCRIBE_JS)};
+NODE_SCRIPT = """
+import { describe } from %s;
+import { useCatalog } from %s;
 let input = "";
 process.stdin.on("data", (chunk) => (input += chunk));
-process.stdin.on("end", () => {{
-  const cases = JSON.parse(input);
+process.stdin.on("end", () => {
+  const { lang, own, english, cases } = JSON.parse(input);
+  useCatalog(lang, own, english);
   const out = cases.map((c) => c.events.map((ev) => describe(c.game, ev, c.names)));
   process.stdout.write(JSON.stringify(out));
-}});
+});
 """
 
 NAMES = ("Ann", "Bob", "Cy", "Di", "Ed")
@@ -59,18 +62,31 @@ def _games() -> list[tuple[str, tuple[str, ...], list[Any]]]:
     return out
 
 
-def test_describe_js_says_what_the_engines_say() -> None:
+@pytest.fixture(scope="module")
+def games() -> list[tuple[str, tuple[str, ...], list[Any]]]:
+    return _games()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_describe_js_says_what_the_engines_say_from_the_same_catalog(
+    games: list[tuple[str, tuple[str, ...], list[Any]]], lang: str
+) -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node.js is not installed: describe.js cannot be run outside a browser")
-    games = _games()
     cases = [
         {"game": g, "names": list(names), "events": [{"kind": e.kind, "data": e.data} for e in evs]}
         for g, names, evs in games
     ]
+    own = json.loads((CATALOGS / f"{lang}.json").read_text())
+    english = json.loads((CATALOGS / "en.json").read_text())
+    script = NODE_SCRIPT % (
+        json.dumps((STATIC / "describe.js").as_uri()),
+        json.dumps((STATIC / "i18n.js").as_uri()),
+    )
     run = subprocess.run(
-        [node, "--input-type=module", "-e", NODE_SCRIPT],
-        input=json.dumps(cases),
+        [node, "--input-type=module", "-e", script],
+        input=json.dumps({"lang": lang, "own": own, "english": english, "cases": cases}),
         capture_output=True,
         text=True,
         timeout=60,
@@ -83,10 +99,8 @@ def test_describe_js_says_what_the_engines_say() -> None:
         describe = describe_kuhhandel if game == "kuhhandel" else describe_cunegonda
         for event, js in zip(events, lines, strict=True):
             kinds.add(f"{game}:{event.kind}")
-            py = render("en", describe(event, names)).strip()
-            # The catalogs write numbers as CLDR does (1,150); this copy of describe.js does not
-            # group digits yet (the catalog-reading describe.js, branch i18n-web, replaces it).
-            py = re.sub(r"(?<=\d),(?=\d{3})", "", py)
+            message = describe(event, names)
+            py = "" if message is None else render(lang, message).strip()
             if py != js:
                 mismatches.setdefault(f"{game}:{event.kind}", f"python {py!r} / js {js!r}")
     assert not mismatches, "\n".join(f"{k}: {v}" for k, v in sorted(mismatches.items()))

@@ -621,7 +621,7 @@ export function notePicker(wallet, verb, done, opts = {}) {
   const kinds = countNotes(wallet);
   const chosen = new Map(kinds.map(([v]) => [v, 0]));
   const total = h("span", { class: "total", "aria-live": "polite" });
-  const sendButton = h("button", { type: "button", class: opts.primary === false ? "secondary" : "primary", "data-picker-send": verb });
+  const sendButton = h("button", { type: "button", class: opts.primary === false ? "secondary" : "primary", "data-picker-send": verb.toLowerCase() });
   // what sending no notes means, in words, while none are chosen
   const emptyHint = opts.emptyHint ? h("p", { class: "empty-hint small", "aria-live": "polite" }) : null;
   const picked = () => kinds.flatMap(([v]) => Array(chosen.get(v)).fill(v));
@@ -630,7 +630,7 @@ export function notePicker(wallet, verb, done, opts = {}) {
     const notes = picked();
     const sum = notes.reduce((a, b) => a + b, 0);
     total.textContent = t("web.kh.chosen", { count: notes.length, total: sum });
-    sendButton.textContent = notes.length ? t(`web.kh.${verb}_notes`, { count: notes.length, total: sum }) : opts.emptyLabel || t(`web.kh.${verb}_none`);
+    sendButton.textContent = notes.length ? t(`web.kh.${verb.toLowerCase()}_notes`, { count: notes.length, total: sum }) : opts.emptyLabel || t(`web.kh.${verb.toLowerCase()}_none`);
     if (emptyHint) {
       emptyHint.textContent = notes.length ? "" : opts.emptyHint;
       emptyHint.hidden = notes.length > 0;

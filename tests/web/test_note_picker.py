@@ -44,6 +44,7 @@ MOUNT = """async (wallet) => {
 def mount(tab: Tab, server: WebServer, wallet: list[int]) -> Any:
     page = tab.page
     page.goto(server.url + "/")
+    page.locator("html[data-ready]").wait_for(state="attached")  # catalog loaded
     page.evaluate(MOUNT, wallet)
     return page.locator("#picker-test")
 
@@ -130,6 +131,7 @@ def test_a_cow_trades_offers_fly_face_down_unless_motion_is_reduced(
     page = tab.page
     page.emulate_media(reduced_motion=motion)
     page.goto(server.url + "/")
+    page.locator("html[data-ready]").wait_for(state="attached")  # catalog loaded
     flying = page.evaluate(FLY)
     assert flying == (0 if motion == "reduce" else 3 + 5), flying
 
@@ -153,6 +155,7 @@ def test_on_a_phone_six_note_values_are_two_rows_of_three(browser: Any, server: 
     try:
         page = tab.page
         page.goto(server.url + "/")
+        page.locator("html[data-ready]").wait_for(state="attached")  # catalog loaded
         page.evaluate(
             PHONE_MOUNT, [0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 50, 100, 200, 500]
         )

@@ -57,6 +57,7 @@ PANEL = """async ([request, names, rules]) => {
 def test_payments_say_the_amount_then_whom(tab: Tab, server: WebServer) -> None:
     page = tab.page
     page.goto(server.url + "/")
+    page.locator("html[data-ready]").wait_for(state="attached")  # catalog loaded
     rules = kuhhandel.PRESETS["classic"].to_json()
     wallet = [0, 10, 10, 50]
     pay = {
@@ -154,6 +155,7 @@ def test_every_animal_name_fits_its_card(tab: Tab, server: WebServer, size: str)
     was "Chick…" on every board."""
     page = tab.page
     page.goto(server.url + "/")
+    page.locator("html[data-ready]").wait_for(state="attached")  # catalog loaded
     for preset, rules in kuhhandel.PRESETS.items():
         cut = page.evaluate(CARDS, [rules.to_json(), size])
         assert cut == [], f"{preset}: names cut on the cards: {cut}"
@@ -209,6 +211,7 @@ def test_the_score_table_keeps_each_name_on_one_line(
     tab = open_tab(browser, width=width, height=844 if width < 600 else 800)
     page = tab.page
     page.goto(server.url + "/")
+    page.locator("html[data-ready]").wait_for(state="attached")  # catalog loaded
     panel_width = (
         780 if width > 600 else 0
     )  # beside the log at 1280 px; the page's width on a phone
@@ -283,6 +286,7 @@ def test_accept_and_a_counter_look_different(tab: Tab, server: WebServer, preset
     and nothing said that a counter with no notes ends like accepting."""
     page = tab.page
     page.goto(server.url + "/")
+    page.locator("html[data-ready]").wait_for(state="attached")  # catalog loaded
     rules = kuhhandel.PRESETS[preset].to_json()
     respond = {
         "seat": 0,

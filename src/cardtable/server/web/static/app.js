@@ -111,3 +111,5 @@ document.addEventListener("cardtable:account", showAccountLink);
 session.on((kind) => { if (kind === "welcome" || kind === "closed") showWho(); });
 
 route();
+// the language is loaded and the first page drawn (tests that mount parts of pages wait for it)
+document.documentElement.dataset.ready = "1";

@@ -40,7 +40,7 @@ players = Table(
     # either; NULL for house bots and for rows that collided when migration 0004 filled them
     Column("name_fold", String(128), nullable=True),
     Column("name_skeleton", String(128), nullable=True),
-    #: A person's language for the pages (cardtable.i18n.SUPPORTED code; migration 0011);
+    #: A person's language for the pages (cardtable.i18n.SUPPORTED code; migration 0012);
     #: NULL: the browser's Accept-Language decides.
     Column("language", String(8), nullable=True),
     Index("ix_players_name_fold", "name_fold", unique=True),

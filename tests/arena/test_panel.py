@@ -71,3 +71,37 @@ def test_the_panel_command_writes_every_seating_as_json(
     assert {t["bot"] for t in data["totals"]} == {"heuristic", "random"} | {
         "styles.py:" + r.rpartition(":")[2] for r in styles
     }
+
+
+def test_the_mirror_panel_has_the_panel_and_three_value_bidder_shapes() -> None:
+    refs = panel.mirror_refs("kuhhandel")
+    assert set(panel_refs("kuhhandel")) <= set(refs)
+    for shape in ("TableBidder", "HerdBidder", "ShareBidder", "Pushover"):
+        assert any(r.endswith(":" + shape) for r in refs)
+    lineups = panel.mirror_lineups("expert", refs, 4)
+    assert len(lineups) == len(refs) - 1  # every bot but the tested one, once
+    assert all(lineup[1:] == ["expert"] * 3 and lineup[0] != "expert" for lineup in lineups)
+
+
+def test_the_mirror_command_seats_each_bot_once_against_copies_of_the_tested(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    styles = [r for r in panel.mirror_refs("kuhhandel") if ":" in r]
+    monkeypatch.setattr(panel, "mirror_refs", lambda game: ["heuristic", "random", *styles])
+    out = tmp_path / "mirror.json"
+    code = main(
+        [
+            "arena", "kuhhandel", "--rules", "classic", "--mirror", "--bots", "random",
+            "--seats", "4", "--games", "4", "--seed", "5", "--no-progress", "--json", str(out),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert data["tested"] == "random"
+    singles = [s["single"] for s in data["seatings"]]
+    assert singles == ["heuristic", *("styles.py:" + r.rpartition(":")[2] for r in styles)]
+    for seating in data["seatings"]:
+        refs = [e["ref"] for e in seating["entries"]]
+        assert refs[1:] == ["random"] * 3 and seating["games"] == 4
+        assert seating["single_win_share"] == seating["entries"][0]["win_share"]
+        assert seating["single_win_share_low"] <= seating["single_win_share"]

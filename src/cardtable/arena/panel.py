@@ -5,6 +5,11 @@
 *seating* is a tournament of its own (seat rotation, duplicate deals, the same seed). The report
 shows each bot's win share per seating, whether the bot under test has the highest share in each,
 and each panel bot's share over all seatings.
+
+``cardtable arena kuhhandel --mirror`` is the other way round (issue #42): every *mirror* bot
+(:func:`mirror_refs`: the panel and the value bidders of ``styles``) seated once against
+``seats - 1`` copies of the bot under test, a tournament each; the report gives the single bot's
+win share per seating (what a bot author's first bot can take from a table of house bots).
 """
 
 from __future__ import annotations
@@ -33,6 +38,66 @@ def panel_refs(game: str) -> list[str]:
         path = Path(styles.__file__)
         bots += [f"{path}:{cls}" for cls in ("ValueBidder", "PriceBlind", "Accepter")]
     return bots
+
+
+#: The value bidders of the mirror panel (``styles``), beside the panel's own styles.
+MIRROR_STYLES = ("TableBidder", "HerdBidder", "ShareBidder", "Pushover")
+
+
+def mirror_refs(game: str) -> list[str]:
+    """The mirror panel of ``game``: the panel and, for Kuhhandel, the value bidders."""
+    bots = panel_refs(game)
+    if game == "kuhhandel":
+        from cardtable.games.kuhhandel.bots import styles
+
+        path = Path(styles.__file__)
+        bots += [f"{path}:{cls}" for cls in MIRROR_STYLES]
+    return bots
+
+
+def mirror_lineups(tested: str, refs: list[str], seats: int) -> list[list[str]]:
+    """One line-up per mirror bot other than the tested one: it, then ``seats - 1`` testeds."""
+    return [[ref, *[tested] * (seats - 1)] for ref in refs if ref != tested]
+
+
+@dataclass
+class MirrorReport:
+    """Each mirror bot's share seated alone against copies of the tested bot."""
+
+    tested: str
+    reports: list[Report] = field(default_factory=list)
+
+    def to_text(self) -> str:
+        lines = [f"mirror panel: each bot seated once against copies of {self.tested}", ""]
+        for report in self.reports:
+            row = report.rows[0]
+            lo, hi = wilson_interval(row.wins, row.games)
+            testeds = " ".join(f"{100 * r.win_share:.1f}%" for r in report.rows[1:])
+            lines.append(
+                f"  {_short(row.entry.ref):<28} {100 * row.win_share:5.1f}% "
+                f"[{100 * lo:.1f}%, {100 * hi:.1f}%] of {row.games} games "
+                f"({self.tested}: {testeds})"
+            )
+        return "\n".join(lines) + "\n"
+
+    def to_json(self) -> dict[str, Any]:
+        seatings = []
+        for report in self.reports:
+            row = report.rows[0]
+            lo, hi = wilson_interval(row.wins, row.games)
+            seatings.append(
+                {
+                    **report.to_json(),
+                    "single": _short(row.entry.ref),
+                    "single_win_share": row.win_share,
+                    "single_win_share_low": lo,
+                    "single_win_share_high": hi,
+                }
+            )
+        return {"tested": self.tested, "seatings": seatings}
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2) + "\n"
 
 
 def seatings(tested: str, panel: list[str], seats: int) -> list[list[str]]:

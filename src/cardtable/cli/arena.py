@@ -116,6 +116,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "of the panel (built-in bots but random, the simple styles; docs/arena.md), --games "
         "games per seating",
     )
+    parser.add_argument(
+        "--mirror",
+        action="store_true",
+        help="mirror panel: every panel bot and value bidder (docs/arena.md) seated once against "
+        "copies of the first --bots entry (default expert), --games games per seating",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -140,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         if args.journal or args.csv or args.records:
             raise ValueError("--ab does not take --journal, --csv or --records")
         refs = [versions[0], *split_bot_list(args.bots or "heuristic")]
-    elif getattr(args, "panel", False):
+    elif getattr(args, "panel", False) or getattr(args, "mirror", False):
         return run_panel_command(args, spec, rules_name)
     elif args.bots is None:
         raise ValueError("--bots is required (the line-up), or --ab A,B")
@@ -250,11 +256,22 @@ def run_panel_command(args: argparse.Namespace, spec: Any, rules_name: str) -> i
         make_entries,
         run_tournament,
     )
-    from cardtable.arena.panel import panel_refs, run_panel, seatings
+    from cardtable.arena.panel import (
+        MirrorReport,
+        mirror_lineups,
+        mirror_refs,
+        panel_refs,
+        run_panel,
+        seatings,
+    )
     from cardtable.core import split_bot_list
 
+    mirror = getattr(args, "mirror", False)
+    flag = "--mirror" if mirror else "--panel"
     if args.ab is not None or args.journal or args.csv or args.records:
-        raise ValueError("--panel does not take --ab, --journal, --csv or --records")
+        raise ValueError(f"{flag} does not take --ab, --journal, --csv or --records")
+    if mirror and getattr(args, "panel", False):
+        raise ValueError("--panel and --mirror are two measurements: choose one")
     tested = (split_bot_list(args.bots) if args.bots else ["expert"])[0]
     low, _high = spec.seat_range(spec.resolve_rules(rules_name))
     seats = args.seats or max(low, 4)
@@ -283,9 +300,19 @@ def run_panel_command(args: argparse.Namespace, spec: Any, rules_name: str) -> i
         sys.stdout.write(report.to_text())
         sys.stdout.flush()
 
-    lineups = seatings(tested, panel_refs(args.game), seats)
     to_stdout = args.json == "-"
-    result = run_panel(plan_for, tested, lineups, run, None if to_stdout else show)
+    result: Any
+    if mirror:
+        lineups = mirror_lineups(tested, mirror_refs(args.game), seats)
+        result = MirrorReport(tested)
+        for lineup in lineups:
+            report = run(plan_for(lineup))
+            result.reports.append(report)
+            if not to_stdout:
+                show(report)
+    else:
+        lineups = seatings(tested, panel_refs(args.game), seats)
+        result = run_panel(plan_for, tested, lineups, run, None if to_stdout else show)
     if to_stdout:
         sys.stdout.write(result.dumps())
         return 0

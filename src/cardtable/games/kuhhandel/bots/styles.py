@@ -9,6 +9,25 @@ Not registered as built-in names; load them by file reference, e.g.
 - :class:`ValueBidder`: docs/writing-a-bot.md's value bidder made stronger: bids up to the
   species' value times (1 + the cards of it that it holds) / 2, at most 80% of its money, and
   plays everything else like ``heuristic`` (not the random bot).
+
+The *value bidders* of the mirror panel (``cardtable arena kuhhandel --mirror``, docs/arena.md;
+issue #42: each seated once against three experts). Each bids the minimum raise while the bid is
+below its limit for the card, and pays with the cheapest payment (fewest notes):
+
+- :class:`TableBidder`: a fixed value table, a share (``share``, default 0.5) of each species'
+  quartet value, whatever it holds; at most its money. Everything else like ``heuristic``.
+- :class:`HerdBidder`: the ten-minute bot of issue #42: a fixed value per species (``base``,
+  default 0.3 of the quartet value) raised by the cards of it that it holds (``own``, +60% a card)
+  and that the others hold (``others``, +20% a card); challenges when it holds more of a species
+  than the opponent (or must), offers about 1.2 times the value at stake, accepts an offer whose
+  note count suggests at least the value at stake (or when the species is cheap), else counters
+  with its own offer.
+- :class:`ShareBidder`: the value raised by its own cards, ``value * (1 + held) / 4``, never above
+  a share of its money (``cap``, default 0.4). Everything else like ``heuristic``.
+- :class:`Pushover`: the *minimum/accept-all* seat: bids only the opening minimum (never raises),
+  sells as auctioneer, accepts every cow-trade offer; everything else like ``heuristic``.
+
+All are deterministic for their seed (the heuristic's coin flips are their only randomness).
 """
 
 from __future__ import annotations
@@ -18,6 +37,7 @@ from typing import Any
 from cardtable.core.contract import Event, Request
 from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.bots.heuristic import HeuristicBot
+from cardtable.games.kuhhandel.money import cheapest_payment
 
 
 class _Style:
@@ -90,3 +110,160 @@ class ValueBidder(_Style):
         if low <= limit and low <= obs.money:
             return A.Bid(low)
         return A.PASS
+
+
+def _values(info: Any) -> list[int]:
+    return [int(sp["value"]) for sp in info.rules["species"]]
+
+
+class _ValueStyle(_Style):
+    """A bidder with a money limit per card; subclasses say the limit."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.values: list[int] = []
+
+    def start(self, seat: int, info: Any) -> None:
+        super().start(seat, info)
+        self.values = _values(info)
+
+    def limit(self, obs: Any, card: int) -> int:
+        raise NotImplementedError
+
+    def act(self, obs: Any, request: Request) -> A.Action:
+        if not self.values:
+            from cardtable.games.kuhhandel.rules import PRESETS
+
+            self.values = [int(sp["value"]) for sp in PRESETS[obs.rules].to_json()["species"]]
+        if request.kind == "bid" and obs.seat is not None:
+            info = request.info or {}
+            card, low, cap = info["card"], info["min"], info["max"]
+            if card >= len(self.values):  # Master's special cards: the heuristic's answer
+                return self.heuristic.act(obs, request)
+            limit = min(obs.money, self.limit(obs, card))
+            if cap is not None:
+                limit = min(limit, cap)
+            return A.Bid(low) if low <= limit else A.PASS
+        if request.kind == "sell_or_buy" and request.choices is not None:
+            info = request.info or {}
+            card, high = info["card"], info["high"]
+            if (
+                A.BUY in request.choices
+                and card < len(self.values)
+                and high <= min(obs.money, self.limit(obs, card))
+            ):
+                return A.BUY
+            return A.SELL if A.SELL in request.choices else request.choices[0]
+        return self.heuristic.act(obs, request)
+
+
+class TableBidder(_ValueStyle):
+    """Bids up to a fixed share of each species' quartet value (a value table)."""
+
+    def __init__(self, seed: int = 0, share: float = 0.5) -> None:
+        super().__init__(seed)
+        self.share = float(share)
+
+    def limit(self, obs: Any, card: int) -> int:
+        return int(self.share * self.values[card])
+
+
+class ShareBidder(_ValueStyle):
+    """Bids up to ``value * (1 + held) / 4``, never above ``cap`` of its money."""
+
+    def __init__(self, seed: int = 0, cap: float = 0.4) -> None:
+        super().__init__(seed)
+        self.cap = float(cap)
+
+    def limit(self, obs: Any, card: int) -> int:
+        held = obs.herds[obs.seat][card]
+        return min(int(self.cap * obs.money), self.values[card] * (1 + held) // 4)
+
+
+class HerdBidder(_ValueStyle):
+    """The ten-minute value bidder of issue #42 (see the module docstring)."""
+
+    def __init__(
+        self, seed: int = 0, base: float = 0.3, own: float = 0.6, others: float = 0.2
+    ) -> None:
+        super().__init__(seed)
+        self.base = float(base)
+        self.own = float(own)
+        self.others = float(others)
+
+    def worth(self, obs: Any, card: int) -> float:
+        """The species' value raised by the cards of it that it and the others hold."""
+        me = obs.seat
+        mine = obs.herds[me][card]
+        theirs = sum(obs.herds[s][card] for s in range(obs.seats) if s != me)
+        return self.base * self.values[card] * (1 + self.own * mine + self.others * theirs)
+
+    def limit(self, obs: Any, card: int) -> int:
+        return int(self.worth(obs, card))
+
+    def stake(self, obs: Any, species: int, cards: int) -> int:
+        return int(self.values[species] * cards / 4)
+
+    def _notes_for(self, obs: Any, amount: int) -> tuple[int, ...]:
+        notes = sorted(v for v in obs.wallet or () if v > 0)
+        values = sorted(set(notes))
+        counts = [notes.count(v) for v in values]
+        amount = min(amount, sum(notes))
+        pay = cheapest_payment(counts, values, amount) if values and amount > 0 else ()
+        return tuple(pay or ())
+
+    def act(self, obs: Any, request: Request) -> A.Action:
+        if not self.values or obs.seat is None:
+            return super().act(obs, request)
+        info = request.info or {}
+        n = len(self.values)
+        if request.kind == "turn" and request.choices:
+            me = obs.seat
+            trades = [
+                c
+                for c in request.choices
+                if isinstance(c, A.Challenge)
+                and c.species < n
+                and obs.herds[me][c.species] > obs.herds[c.opponent][c.species]
+            ]
+            if trades:
+                return max(trades, key=lambda c: self.values[c.species])
+            if A.AUCTION in request.choices:
+                return A.AUCTION
+            return self.heuristic.act(obs, request)
+        if request.kind == "offer" and info.get("species", n) < n:
+            stake = self.stake(obs, info["species"], info["cards"])
+            return A.Offer(self._notes_for(obs, int(1.2 * stake)))
+        if request.kind == "respond" and info.get("species", n) < n:
+            k, cards = info["species"], info["cards"]
+            stake = self.stake(obs, k, cards)
+            notes = sum(obs.note_counts)
+            others_money = sum(nc * 18 for s, nc in enumerate(obs.note_counts) if s != obs.seat)
+            average = (obs.money + others_money) / max(notes, 1)
+            if self.values[k] <= 200 or info["offer_notes"] * average >= stake:
+                return A.ACCEPT
+            counter = self._notes_for(obs, int(1.2 * stake))
+            return A.Counter(counter) if counter else A.ACCEPT
+        return super().act(obs, request)
+
+
+class Pushover(_Style):
+    """Bids only the opening minimum, always sells, accepts every cow-trade offer."""
+
+    def act(self, obs: Any, request: Request) -> A.Action:
+        info = request.info or {}
+        if request.kind == "bid":
+            low, cap = info["min"], info["max"]
+            opening = info.get("high", 0) == 0
+            if opening and low <= obs.money and (cap is None or low <= cap):
+                return A.Bid(low)
+            return A.PASS
+        if (
+            request.kind == "sell_or_buy"
+            and request.choices is not None
+            and A.SELL in request.choices
+        ):
+            return A.SELL
+        if request.kind == "respond":
+            return A.ACCEPT
+        return self.heuristic.act(obs, request)

@@ -42,10 +42,9 @@ def test_a_price_blind_bidder_is_recognised_and_the_heuristic_is_not() -> None:
 
 
 def test_the_model_reads_only_what_its_seat_sees() -> None:
-    """Hidden information perturbed, same model: the model's state after a game equals that of a
-    model fed only the events seat 0 may see, and adding the events it may not see (other seats'
-    trade notes and payments in notes) would change it, so those are what the seat must never get,
-    and the match never gives them."""
+    """The model's state after a game equals that of a model fed only the events seat 0 may see;
+    the notes of cow trades between two other seats (private to them) are never read, even
+    where a careless host delivered them."""
     from cardtable.core import GameInfo
 
     game = new_game(PRESETS["classic"], 4, 5)
@@ -68,7 +67,22 @@ def test_the_model_reads_only_what_its_seat_sees() -> None:
 
     assert expert.opponents is not None
     assert expert.opponents.state() == fed(visible)
-    assert fed(events) != fed(visible)  # the test can fail: hidden notes would show
+    # fed every event, the belief's money estimates (which the bid habits read) would change:
+    # the test can fail, so hidden events are what the match must never deliver
+    assert fed(events) != fed(visible)
+
+    def notes_read(stream: list[Any]) -> list[tuple[int, int, int]]:
+        bot = ExpertBot(seed=1)
+        bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+        for e in stream:
+            bot.event(e)
+        assert bot.opponents is not None
+        return [
+            (h.seen_offer_notes, h.seen_zero_notes, h.seen_offer_value) for h in bot.opponents.seats
+        ]
+
+    # and the notes of cow trades between two other seats are not read even when delivered
+    assert notes_read(events) == notes_read(visible)
 
 
 class Refuser:
@@ -163,3 +177,80 @@ def test_counter_sizes_are_read_from_this_seats_own_trades_only() -> None:
     bot.event(Event("trade_notes", mine, (0, 1)))
     assert bot.opponents.seats[1].seen_counter_value == 50
     assert bot.opponents.seats[1].seen_countered_value == 20
+
+
+def test_money_per_offered_note_is_learned_from_this_seats_own_trades_only() -> None:
+    """A challenger's money per offered note (the worth of its hidden offers, whose note count
+    alone is public) is read from the trades this seat was the opponent of; the notes of a trade
+    between two other seats, were they ever delivered, change nothing; too few notes: -1."""
+    from cardtable.core import Event, GameInfo
+
+    game = new_game(PRESETS["classic"], 4, 1)
+    bot = ExpertBot(seed=1, guide=None)
+    bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+    model = bot.opponents
+    assert model is not None
+    others = {"challenger": 2, "opponent": 1, "offer": [500, 200], "counter": [50]}
+    bot.event(Event("trade_notes", others, (2, 1)))
+    assert model.note_value(2) == -1.0 and model.seats[2].seen_offer_value == 0
+    mine = {"challenger": 2, "opponent": 0, "offer": [500, 100], "counter": [50]}
+    bot.event(Event("trade_notes", mine, (2, 0)))
+    assert model.note_value(2) == -1.0  # 2 notes seen: not enough yet
+    again = {"challenger": 2, "opponent": 0, "offer": [0, 200], "counter": None}
+    bot.event(Event("trade_notes", again, (2, 0)))
+    assert model.note_value(2) == (500 + 100 + 0 + 200) / 4
+    assert model.note_value(0) == -1.0  # never a habit for its own seat
+
+
+def test_a_hidden_offer_is_drawn_near_the_learned_money_per_note() -> None:
+    from cardtable.games.kuhhandel.bots.expert import _least_offer, _offer_near
+
+    notes = (0, 10, 50, 100, 200, 500)
+    have = [2, 4, 1, 1, 1, 2]
+    offer = _offer_near(have, notes, 3, 3 * 250)
+    assert sum(offer) == 3 and all(o <= h for o, h in zip(offer, have, strict=True))
+    worth = sum(c * v for c, v in zip(offer, notes, strict=True))
+    assert abs(worth - 750) <= 50  # 500 + 200 + 100: near 750, where 3 of its notes can be
+    low = _offer_near(have, notes, 3, 3 * 10)
+    assert sum(c * v for c, v in zip(low, notes, strict=True)) <= 30
+    assert _offer_near(have, notes, 2, 0) == [2, 0, 0, 0, 0, 0]
+    assert _least_offer(have, notes) == [2, 0, 0, 0, 0, 0]
+    assert _least_offer([0, 3, 1, 0, 0, 0], notes) == [0, 1, 0, 0, 0, 0]
+    assert _least_offer([0] * 6, notes) is None
+
+
+def test_the_value_bidders_offers_are_read_from_visible_trades_and_hidden_ones_stay_hidden() -> (
+    None
+):
+    """Against the ten-minute value bidder (few large notes per offer): the expert's learned
+    money per note equals what the trade notes it was shown say, and a model fed every event of
+    the game (other pairs' trade notes too) learns the same: it reads its own trades' notes."""
+    from cardtable.core import GameInfo
+    from cardtable.games.kuhhandel.bots.styles import HerdBidder
+
+    for seed in (2, 3, 4):
+        game = new_game(PRESETS["classic"], 4, seed)
+        expert = ExpertBot(seed=seed, iterations=2, time_cap=None, guide=None)
+        agents: list[Any] = [expert, HerdBidder(seed)]
+        agents += [load_bot("kuhhandel", "heuristic", seed=s) for s in (2, 3)]
+        run_match(game, agents)
+        events = list(game.events())
+        shown = [
+            e.data
+            for e in events
+            if e.kind == "trade_notes" and e.visible_to(0) and e.data["challenger"] == 1
+        ]
+        assert all(d["opponent"] == 0 for d in shown)  # seat 0 sees only its own trades
+        assert expert.opponents is not None
+        notes = sum(len(d["offer"]) for d in shown)
+        want = sum(sum(d["offer"]) for d in shown) / notes if notes >= 4 else -1.0
+        assert expert.opponents.note_value(1) == want
+
+        bot = ExpertBot(seed=1, guide=None)
+        bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+        for e in events:  # hidden events too: another pair's trade notes are not read
+            bot.event(e)
+        assert bot.opponents is not None
+        assert [h.seen_offer_value for h in bot.opponents.seats] == [
+            h.seen_offer_value for h in expert.opponents.seats
+        ]

@@ -140,6 +140,7 @@ class ExpertBot:
         guide_bonus: float | None = None,
         guided_search: str | None = None,
         evidence: float | None = None,
+        note_values: bool = True,
     ) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
@@ -161,6 +162,10 @@ class ExpertBot:
         #: Infer each seat's habits and play them out (``.opponents``); off: every seat is
         #: played out like ``heuristic`` (the behaviour before December 2026).
         self.use_opponents = opponents
+        #: With the opponent model: a challenger's hidden offer is drawn at its money per note
+        #: seen in this seat's own trades with it (``OpponentModel.note_value``); off: the
+        #: heuristic's offer trimmed to the note count (the behaviour before issue #42).
+        self.note_values = note_values
         self.opponents: OpponentModel | None = None
         self.min_worlds = max(0, int(min_worlds))
         self.priors = priors
@@ -449,9 +454,18 @@ class ExpertBot:
         trades.sort(key=appeal, reverse=True)
         candidates: list[A.Action] = [*draws, *trades[:TURN_TRADES]]
 
+        m = self.model
+        accepters = self.note_values and self.use_opponents
+
         def run(sim: Sim, cand: A.Action, ctx: Any) -> None:
             if isinstance(cand, A.Challenge):
-                sim.trade(me, cand.opponent, cand.species)
+                o = cand.opponent
+                offer = None
+                if accepters and m.always_accept[o]:
+                    # the opponent model says it accepts any offer: the offer search would
+                    # offer the least it may (its 0-notes, else its smallest note)
+                    offer = _least_offer(sim.wallets[me], m.notes)
+                sim.trade(me, o, cand.species, offer)
             elif isinstance(cand, A.Auction):
                 sim.draw_and_sell(me)
             elif isinstance(cand, A.Draw):
@@ -633,6 +647,10 @@ class ExpertBot:
                     j = min(j for j in range(len(offer)) if j != zi and have[j] > offer[j])
                     offer[zi] -= 1
                     offer[j] += 1
+            worth = self._note_value(c)
+            if worth >= 0:
+                # what this seat's trades with the challenger showed: its money per note
+                offer = _offer_near(have, m.notes, count, worth * count)
             return offer
 
         def run(sim: Sim, cand: tuple[int, ...] | None, offer: list[int]) -> None:
@@ -652,6 +670,13 @@ class ExpertBot:
         if best is None:
             return A.ACCEPT
         return A.Counter(_notes(best, m.notes))
+
+    def _note_value(self, seat: int) -> float:
+        """The challenger's money per offered note as the opponent model learned it (-1: not
+        enough seen, or the option is off)."""
+        if not (self.note_values and self.use_opponents and self.opponents is not None):
+            return -1.0
+        return self.opponents.note_value(seat)
 
     # ------------------------------------------------------------------ Master
     def _claim(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:
@@ -727,6 +752,37 @@ class ExpertBot:
         usual = self._usual(obs, request) if self.priors else None
         choice: A.Action = self._search(obs, list(request.choices or ()), run, usual=usual)
         return choice
+
+
+def _least_offer(wallet: Sequence[int], notes: Sequence[int]) -> list[int] | None:
+    """The cheapest offer from ``wallet``: its 0-notes, else its smallest note (``None``: an
+    empty wallet, the heuristic's offer)."""
+    offer = [0] * len(notes)
+    for i, v in sorted(enumerate(notes), key=lambda x: x[1]):
+        if wallet[i]:
+            if v == 0:
+                offer[i] = wallet[i]
+                return offer
+            offer[i] = 1
+            return offer
+    return None
+
+
+def _offer_near(have: Sequence[int], notes: Sequence[int], count: int, target: float) -> list[int]:
+    """``count`` notes of the wallet ``have`` (counts per note value) worth about ``target``:
+    note by note, the note closest to what is left per note still to choose."""
+    avail = list(have)
+    offer = [0] * len(notes)
+    left = min(count, sum(avail))
+    rest = target
+    while left > 0:
+        per = rest / left
+        j = min((i for i in range(len(notes)) if avail[i]), key=lambda i: abs(notes[i] - per))
+        avail[j] -= 1
+        offer[j] += 1
+        rest -= notes[j]
+        left -= 1
+    return offer
 
 
 def _notes(counts: Sequence[int], values: Sequence[int]) -> tuple[int, ...]:

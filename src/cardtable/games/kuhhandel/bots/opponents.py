@@ -8,8 +8,9 @@ this seat took part in, which it sees itself):
   price in mind; a price-blind bidder bids whenever it can afford to);
 - **selling**: as auctioneer, how often it sold and bought;
 - **answering**: as the opponent of a cow trade, how often it accepted and countered;
-- **offers**: the note counts it offered and, where this seat saw the notes, how many were
-  0-notes (bluffing);
+- **offers**: the note counts it offered and, where this seat saw the notes (its own trades),
+  how many were 0-notes (bluffing) and what they were worth (money per note offered: a seat that
+  offers few large notes is not the heuristic's seat that pads with small ones);
 - **counters** to this seat's own offers, in money (this seat sees both sides of its trades);
 - **turns**: cards it drew and challenges it made while cards were left.
 
@@ -40,6 +41,8 @@ MIN_DRAWS = 8
 #: The counter of a seat that never accepts, as a multiple of the offer, until this seat has seen
 #: its counters to its own offers.
 NEVER_ACCEPT_RATIO = 1.5
+#: Notes of a seat's offers seen before their money per note shapes its hidden offers.
+MIN_OFFER_NOTES = 4
 #: Mean highest bid per auction (share of its money) above which a seat bids at least that share.
 HIGH_BIDDER = 0.55
 
@@ -59,6 +62,7 @@ class SeatHabits:
     offer_notes: int = 0
     seen_offer_notes: int = 0
     seen_zero_notes: int = 0
+    seen_offer_value: int = 0  # money in its offers to this seat (this seat saw the notes)
     main_draws: int = 0  # turns it drew a card while cards were left
     main_challenges: int = 0  # turns it challenged while cards were left
     seen_counter_value: int = 0  # its counters to this seat's offers, in money (this seat saw them)
@@ -81,6 +85,7 @@ class SeatHabits:
             self.offer_notes,
             self.seen_offer_notes,
             self.seen_zero_notes,
+            self.seen_offer_value,
         )
 
 
@@ -152,10 +157,13 @@ class OpponentModel:
                 o = self.seats[d["opponent"]]
                 o.seen_counter_value += sum(counter)
                 o.seen_countered_value += sum(d["offer"])
-            if c != self.me:
+            if c != self.me and d["opponent"] == self.me:
+                # its offer to this seat: this seat saw the notes (another pair's trade notes
+                # are theirs alone; were they ever delivered, they are not read)
                 offer = d["offer"]
                 self.seats[c].seen_offer_notes += len(offer)
                 self.seats[c].seen_zero_notes += sum(1 for v in offer if v == 0)
+                self.seats[c].seen_offer_value += sum(offer)
 
     # ------------------------------------------------------------------ the policy
     def apply(self) -> None:
@@ -207,6 +215,15 @@ class OpponentModel:
                 if mean > HIGH_BIDDER:
                     floor = min(1.0, mean)
             m.bid_floor[s] = floor
+
+    def note_value(self, s: int) -> float:
+        """Money per note in seat ``s``'s offers to this seat (-1 until it has seen
+        :data:`MIN_OFFER_NOTES` notes of them): the worth of a hidden offer with a public note
+        count, learned from the trades this seat took part in."""
+        h = self.seats[s]
+        if s == self.me or h.seen_offer_notes < MIN_OFFER_NOTES:
+            return -1.0
+        return h.seen_offer_value / h.seen_offer_notes
 
     def state(self) -> tuple[tuple[float, ...], ...]:
         """Everything the model has learnt (tests compare it between games)."""

@@ -176,7 +176,7 @@ class ShareBidder(_ValueStyle):
         self.cap = float(cap)
 
     def limit(self, obs: Any, card: int) -> int:
-        held = obs.herds[obs.seat][card]
+        held: int = obs.herds[obs.seat][card]
         return min(int(self.cap * obs.money), self.values[card] * (1 + held) // 4)
 
 
@@ -194,8 +194,8 @@ class HerdBidder(_ValueStyle):
     def worth(self, obs: Any, card: int) -> float:
         """The species' value raised by the cards of it that it and the others hold."""
         me = obs.seat
-        mine = obs.herds[me][card]
-        theirs = sum(obs.herds[s][card] for s in range(obs.seats) if s != me)
+        mine: int = obs.herds[me][card]
+        theirs: int = sum(obs.herds[s][card] for s in range(obs.seats) if s != me)
         return self.base * self.values[card] * (1 + self.own * mine + self.others * theirs)
 
     def limit(self, obs: Any, card: int) -> int:

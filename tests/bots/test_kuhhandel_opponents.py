@@ -179,10 +179,10 @@ def test_counter_sizes_are_read_from_this_seats_own_trades_only() -> None:
     assert bot.opponents.seats[1].seen_countered_value == 20
 
 
-def test_money_per_offered_note_is_learned_from_this_seats_own_trades_only() -> None:
-    """A challenger's money per offered note (the worth of its hidden offers, whose note count
-    alone is public) is read from the trades this seat was the opponent of; the notes of a trade
-    between two other seats, were they ever delivered, change nothing; too few notes: -1."""
+def test_offer_worth_is_learned_from_this_seats_own_trades_only() -> None:
+    """A challenger's offers to this seat (their notes are this seat's to see) teach their money
+    per note and per point at stake; the notes of a trade between two other seats, were they
+    ever delivered, change nothing; with too little seen: -1."""
     from cardtable.core import Event, GameInfo
 
     game = new_game(PRESETS["classic"], 4, 1)
@@ -190,16 +190,24 @@ def test_money_per_offered_note_is_learned_from_this_seats_own_trades_only() -> 
     bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
     model = bot.opponents
     assert model is not None
-    others = {"challenger": 2, "opponent": 1, "offer": [500, 200], "counter": [50]}
-    bot.event(Event("trade_notes", others, (2, 1)))
+
+    def trade(c: int, o: int, k: int, cards: int, offer: list[int]) -> None:
+        public = {"challenger": c, "opponent": o, "species": k, "cards": cards}
+        public |= {"winner": c, "offer_count": len(offer), "counter_count": None}
+        bot.event(Event("trade", public, None))
+        notes = {"challenger": c, "opponent": o, "offer": offer, "counter": None}
+        bot.event(Event("trade_notes", notes, (c, o)))
+
+    trade(2, 1, 9, 1, [500, 200])  # another pair's trade
     assert model.note_value(2) == -1.0 and model.seats[2].seen_offer_value == 0
-    mine = {"challenger": 2, "opponent": 0, "offer": [500, 100], "counter": [50]}
-    bot.event(Event("trade_notes", mine, (2, 0)))
-    assert model.note_value(2) == -1.0  # 2 notes seen: not enough yet
-    again = {"challenger": 2, "opponent": 0, "offer": [0, 200], "counter": None}
-    bot.event(Event("trade_notes", again, (2, 0)))
-    assert model.note_value(2) == (500 + 100 + 0 + 200) / 4
-    assert model.note_value(0) == -1.0  # never a habit for its own seat
+    assert model.offer_worth(2, 9, 1, 2) == -1.0
+    trade(2, 0, 9, 1, [500, 100])  # a horse (1000) at stake 250: 2.4 per point
+    assert model.note_value(2) == -1.0 and model.offer_worth(2, 9, 1, 2) == -1.0
+    trade(2, 0, 0, 2, [0, 10])  # two chickens (10) at stake 5: 2 per point
+    assert model.note_value(2) == (500 + 100 + 0 + 10) / 4
+    ratio = (500 + 100 + 10) / (250 + 5)
+    assert abs(model.offer_worth(2, 8, 2, 3) - ratio * 800 * 2 / 4) < 1e-6  # not per note
+    assert model.offer_worth(0, 8, 2, 3) == -1.0  # never a habit for its own seat
 
 
 def test_a_hidden_offer_is_drawn_near_the_learned_money_per_note() -> None:
@@ -245,6 +253,7 @@ def test_the_value_bidders_offers_are_read_from_visible_trades_and_hidden_ones_s
         notes = sum(len(d["offer"]) for d in shown)
         want = sum(sum(d["offer"]) for d in shown) / notes if notes >= 4 else -1.0
         assert expert.opponents.note_value(1) == want
+        assert expert.opponents.seats[1].seen_offers == len(shown)
 
         bot = ExpertBot(seed=1, guide=None)
         bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))

@@ -162,8 +162,8 @@ class ExpertBot:
         #: Infer each seat's habits and play them out (``.opponents``); off: every seat is
         #: played out like ``heuristic`` (the behaviour before December 2026).
         self.use_opponents = opponents
-        #: With the opponent model: a challenger's hidden offer is drawn at its money per note
-        #: seen in this seat's own trades with it (``OpponentModel.note_value``); off: the
+        #: With the opponent model: a challenger's hidden offer is drawn at the worth its offers
+        #: in this seat's own trades showed (``OpponentModel.offer_worth``); off: the
         #: heuristic's offer trimmed to the note count (the behaviour before issue #42).
         self.note_values = note_values
         self.opponents: OpponentModel | None = None
@@ -647,10 +647,11 @@ class ExpertBot:
                     j = min(j for j in range(len(offer)) if j != zi and have[j] > offer[j])
                     offer[zi] -= 1
                     offer[j] += 1
-            worth = self._note_value(c)
+            worth = self._offer_worth(c, k, cards, count)
             if worth >= 0:
-                # what this seat's trades with the challenger showed: its money per note
-                offer = _offer_near(have, m.notes, count, worth * count)
+                # what this seat's trades with the challenger showed: the money of its offers
+                # per point at stake (else per note), in the note count everybody saw
+                offer = _offer_near(have, m.notes, count, worth)
             return offer
 
         def run(sim: Sim, cand: tuple[int, ...] | None, offer: list[int]) -> None:
@@ -671,12 +672,12 @@ class ExpertBot:
             return A.ACCEPT
         return A.Counter(_notes(best, m.notes))
 
-    def _note_value(self, seat: int) -> float:
-        """The challenger's money per offered note as the opponent model learned it (-1: not
+    def _offer_worth(self, seat: int, k: int, cards: int, count: int) -> float:
+        """The challenger's hidden offer in money as the opponent model learned it (-1: not
         enough seen, or the option is off)."""
         if not (self.note_values and self.use_opponents and self.opponents is not None):
             return -1.0
-        return self.opponents.note_value(seat)
+        return self.opponents.offer_worth(seat, k, cards, count)
 
     # ------------------------------------------------------------------ Master
     def _claim(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:

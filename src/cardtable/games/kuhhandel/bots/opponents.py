@@ -9,8 +9,9 @@ this seat took part in, which it sees itself):
 - **selling**: as auctioneer, how often it sold and bought;
 - **answering**: as the opponent of a cow trade, how often it accepted and countered;
 - **offers**: the note counts it offered and, where this seat saw the notes (its own trades),
-  how many were 0-notes (bluffing) and what they were worth (money per note offered: a seat that
-  offers few large notes is not the heuristic's seat that pads with small ones);
+  how many were 0-notes (bluffing) and what they were worth, per note and per point of the value
+  at stake (a seat that offers few large notes in proportion to the stake is not the
+  heuristic's seat that pads with small ones);
 - **counters** to this seat's own offers, in money (this seat sees both sides of its trades);
 - **turns**: cards it drew and challenges it made while cards were left.
 
@@ -43,6 +44,8 @@ MIN_DRAWS = 8
 NEVER_ACCEPT_RATIO = 1.5
 #: Notes of a seat's offers seen before their money per note shapes its hidden offers.
 MIN_OFFER_NOTES = 4
+#: Offers for a species seen before their money per point at stake shapes a seat's hidden offers.
+MIN_OFFERS = 2
 #: Mean highest bid per auction (share of its money) above which a seat bids at least that share.
 HIGH_BIDDER = 0.55
 
@@ -63,6 +66,9 @@ class SeatHabits:
     seen_offer_notes: int = 0
     seen_zero_notes: int = 0
     seen_offer_value: int = 0  # money in its offers to this seat (this seat saw the notes)
+    seen_offers: int = 0  # those offers (for a species, not rats)
+    seen_offer_money: int = 0  # their money
+    seen_offer_stake: float = 0.0  # the value at stake in them: value * cards / set size
     main_draws: int = 0  # turns it drew a card while cards were left
     main_challenges: int = 0  # turns it challenged while cards were left
     seen_counter_value: int = 0  # its counters to this seat's offers, in money (this seat saw them)
@@ -86,6 +92,9 @@ class SeatHabits:
             self.seen_offer_notes,
             self.seen_zero_notes,
             self.seen_offer_value,
+            self.seen_offers,
+            self.seen_offer_money,
+            round(self.seen_offer_stake, 9),
         )
 
 
@@ -102,6 +111,7 @@ class OpponentModel:
         self._money_at_start: list[float] = []
         self._auctioneer = -1
         self._end_phase = False
+        self._trade = (-1, 0)  # species and cards of the last cow trade (public)
 
     # ------------------------------------------------------------------ events
     def event(self, ev: Event) -> None:
@@ -142,6 +152,7 @@ class OpponentModel:
                 habits.sold += 1
         elif kind == "trade":
             c, o = d["challenger"], d["opponent"]
+            self._trade = (d["species"], d["cards"])
             self.seats[c].offers += 1
             self.seats[c].offer_notes += d["offer_count"]
             if d["counter_count"] is None:
@@ -164,6 +175,12 @@ class OpponentModel:
                 self.seats[c].seen_offer_notes += len(offer)
                 self.seats[c].seen_zero_notes += sum(1 for v in offer if v == 0)
                 self.seats[c].seen_offer_value += sum(offer)
+                k, cards = self._trade
+                if 0 <= k < self.m.K:
+                    h = self.seats[c]
+                    h.seen_offers += 1
+                    h.seen_offer_money += sum(offer)
+                    h.seen_offer_stake += self.m.value[k] * cards / self.m.size[k]
 
     # ------------------------------------------------------------------ the policy
     def apply(self) -> None:
@@ -224,6 +241,21 @@ class OpponentModel:
         if s == self.me or h.seen_offer_notes < MIN_OFFER_NOTES:
             return -1.0
         return h.seen_offer_value / h.seen_offer_notes
+
+    def offer_worth(self, s: int, k: int, cards: int, count: int) -> float:
+        """The money of seat ``s``'s hidden offer of ``count`` notes for ``cards`` cards of
+        species ``k``, as its offers to this seat showed (-1: not enough seen). After
+        :data:`MIN_OFFERS` offers for species: their money per point at stake (value × cards /
+        set size) times this stake, since a value bidder's offers follow the stake, not the note
+        count; else, after :data:`MIN_OFFER_NOTES` notes: money per note times ``count``."""
+        h = self.seats[s]
+        if s == self.me:
+            return -1.0
+        if 0 <= k < self.m.K and h.seen_offers >= MIN_OFFERS and h.seen_offer_stake > 0:
+            ratio = h.seen_offer_money / h.seen_offer_stake
+            return ratio * self.m.value[k] * cards / self.m.size[k]
+        value = self.note_value(s)
+        return value * count if value >= 0 else -1.0
 
     def state(self) -> tuple[tuple[float, ...], ...]:
         """Everything the model has learnt (tests compare it between games)."""

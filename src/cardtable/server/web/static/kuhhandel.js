@@ -437,6 +437,34 @@ function center(obs, ctx) {
   return parts;
 }
 
+/**
+ * The board in one line for a narrow screen, above the decision (as Board Game Arena's action
+ * bar): the lot, the high bid and the last bids, or the cow trade, and whose turn it is. Shown by
+ * style.css only where the board is not beside the decision.
+ */
+export function boardBar(obs, ctx) {
+  const { names, rules, me } = ctx;
+  if (!obs || obs.over) return null;
+  const who = (s) => (s === me ? "you" : names[s] || `seat ${s}`);
+  const a = obs.auction, t = obs.trade;
+  let turn;
+  if (a) turn = `${who(a.auctioneer)}: auctioneer`;
+  else if (t) turn = `${who(t.challenger)} → ${who(t.opponent)}: cow trade`;
+  else turn = statusLine(obs, names, me);
+  const parts = [];
+  if (a) {
+    parts.push(h("div", { class: "lot" }, a.lot.map((c) => cardArt(rules, c))));
+    parts.push(h("div", { class: "bar-text" },
+      h("p", { class: "high" }, a.high_bidder === null ? "No bid yet." : `Highest bid: ${a.high} from ${who(a.high_bidder)}`),
+      a.bids.length ? h("p", { class: "small bar-bids" }, a.bids.slice(-3).map(([s, amount]) => `${who(s)} ${amount || "pass"}`).join(" · ")) : null,
+      h("p", { class: "small", "data-whose-turn": "1" }, turn)));
+  } else {
+    if (t) parts.push(h("div", { class: "lot" }, cardArt(rules, t.species < rules.species.length ? t.species : 2 * rules.species.length)));
+    parts.push(h("div", { class: "bar-text" }, h("p", { "data-whose-turn": "1" }, turn)));
+  }
+  return h("div", { class: "kh-bar", "aria-hidden": "true" }, parts);
+}
+
 // ---------------------------------------------------------------- the panels
 
 /**

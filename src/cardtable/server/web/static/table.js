@@ -233,13 +233,15 @@ export function renderSeat(main, gameId, navigate) {
   const autoBox = h("div", { class: "auto-note", "aria-live": "polite" });
   const clockEl = h("div", { class: "clock", role: "timer", "aria-label": t("web.table.clock_label"), hidden: true });
   const handBox = h("div", { class: "hand-box" });
+  const barBox = h("div", { class: "bar-box" }); // the board in one line above the decision (phones)
+  const decisionBox = h("div", { class: "decision" }, barBox, clockEl, autoBox, actionsBox);
   const logBox = h("div", { class: "log-box", role: "log" }, h("h2", {}, t("web.table.log")));
   const showBoard = boardView(boardBox);
   const log = logView(logBox);
   const chat = chatPanel(gameId); // table chat (chat.js): shown when this seat has chat
   cleanups.push(chat.stop);
   clear(main).appendChild(h("section", { class: "table-page" }, head, messages,
-    h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox, handBox), h("div", { class: "side-col" }, h("div", { class: "decision" }, clockEl, autoBox, actionsBox), chat.el, logBox))));
+    h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox, handBox), h("div", { class: "side-col" }, decisionBox, chat.el, logBox))));
 
   const fetcher = publicFetcher(gameId, (view, startedAt) => {
     publicView = { view, startedAt };
@@ -541,6 +543,11 @@ export function renderSeat(main, gameId, navigate) {
         start.game === "kuhhandel" ? KH.scoreBoard(res, obs, start.rules, names, me, start.pages) : CU.roundTable(res, obs, sorted, names, me, start.pages));
     }
     showBoard(board, { patch: !!obs && mod.PATCH_BOARD, result, keep: handBox, slot: handSlot });
+    const bar = start.game === "kuhhandel" && obs && !store.end ? KH.boardBar(obs, { names, rules: start.rules, me }) : null;
+    const shownBar = barBox.firstElementChild;
+    if (!bar) clear(barBox);
+    else if (shownBar) morph(shownBar, bar);
+    else barBox.appendChild(bar);
 
     // actions: rebuilt only when the open requests change (a half-filled picker survives)
     const open = [...store.requests.values()];
@@ -581,6 +588,8 @@ export function renderSeat(main, gameId, navigate) {
       if (!store.end) handBox.appendChild(CU.handPanel(null, { names, hand: priv.hand }, () => {}));
     }
 
+    // deciding: the decision (with the board's line) stays in view while the board scrolls
+    decisionBox.classList.toggle("deciding", open.length > 0 && !store.end);
     drawAutoNote(obs);
     document.title = mustDecide() ? yourTurnTitle() : `${titleOf(start, publicView && publicView.view)} — ${TITLE}`;
 

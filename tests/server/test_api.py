@@ -57,7 +57,13 @@ def test_register_bots_token_once_409_taken_422_invalid(server: RunningServer) -
 
 def test_leaderboard_games_and_unknowns(server: RunningServer) -> None:
     board = server.get("/api/leaderboard?game=kuhhandel")
-    assert board == {"game": "kuhhandel", "rules": "classic", "kind": "all", "entries": []}
+    assert board == {
+        "game": "kuhhandel",
+        "rules": "classic",
+        "kind": "all",
+        "entries": [],
+        "boards": ["classic", "competition", "master", "master-duel"],  # the ranked ones
+    }
     assert LOOPBACK.get(f"{server.http}/api/leaderboard?game=chess").status_code == 404
     assert server.get("/api/games") == {"games": [], "offset": 0, "limit": 50, "next": None}
     assert LOOPBACK.get(f"{server.http}/api/games/nope").status_code == 404

@@ -142,7 +142,12 @@ def player(name: str, request: Request) -> dict[str, Any]:
 def leaderboard(
     request: Request,
     game: str = Query("kuhhandel"),
-    rules: str | None = Query(None, description="preset name (default: the game's default)"),
+    rules: str | None = Query(
+        None,
+        max_length=200,
+        description="the board: a preset name or another rated rule set's name as the games "
+        "list shows it (`boards` lists them; default: the game's default preset)",
+    ),
     limit: int = Query(100, ge=1, le=1000),
     kind: str = Query(
         "all",
@@ -155,11 +160,16 @@ def leaderboard(
     if game not in specs:
         raise HTTPException(404, f"no game {game!r} (games: {', '.join(specs)})")
     rules_name = rules or specs[game].default_rules
+    store = _store(request)
+    ranked = _hub(request).ranked_rules(specs[game])
     return {
         "game": game,
         "rules": rules_name,
         "kind": kind,
-        "entries": _store(request).leaderboard(game, rules_name, limit, kind),
+        "entries": store.leaderboard(game, rules_name, limit, kind),
+        # every board of the game a person can open: the ranked rule sets, then every other
+        # rule set rated so far (a rated private or practice game), named as the games list does
+        "boards": ranked + [b for b in store.rating_boards(game) if b not in ranked],
     }
 
 

@@ -27,6 +27,7 @@ from cardtable.core import GameSpec, game_names, game_spec
 from cardtable.core.registry import OutsideBot, bot_refusal
 from cardtable.server import fair_play, oplog
 from cardtable.server import ratings as rating_math
+from cardtable.server.boards import rated_refusal
 from cardtable.server.challenges import Challenges
 from cardtable.server.config import Settings
 from cardtable.server.departure import server_ended
@@ -396,7 +397,7 @@ class Hub:
                 raise JoinError("bad_join", f"give one opponent per other seat ({seats - 1})")
         self.check_bots(spec, bots, rules, seats)
         pace, delay_ms = _pace_options(message)
-        rated = _rated_option(message, member)
+        rated = _rated_option(message, member, spec, rules)
         await self.start_table(
             spec,
             rules,
@@ -459,7 +460,7 @@ class Hub:
         table.pace = pace
         table.spectator_delay_ms = delay_ms
         table.listed = bool(create.get("listed", False))
-        table.rated = _rated_option(create, member)
+        table.rated = _rated_option(create, member, spec, rules)
         self.private[code] = table
         self.private_of[member.key] = code
         await self._private_changed(table)
@@ -971,16 +972,14 @@ def _pace_options(message: Mapping[str, Any]) -> tuple[str | None, int]:
     return pace, delay
 
 
-def _rated_option(message: Mapping[str, Any], member: Member) -> bool:
+def _rated_option(message: Mapping[str, Any], member: Member, spec: GameSpec, rules: Any) -> bool:
     """``rated`` of a practice join or a private table's ``create``; raises JoinError for a
-    guest (a guest has no rating: rated tables seat identities only)."""
+    guest or a rule set without a board of its own (boards.py)."""
     rated = message.get("rated", False)
     if type(rated) is not bool:
         raise JoinError("bad_join", "rated is true or false")
-    if rated and member.player_id is None:
-        raise JoinError(
-            "bad_join", "a rated game needs an account: sign in (guests play unrated games)"
-        )
+    if rated and (refusal := rated_refusal(member.player_id, spec, rules)):
+        raise JoinError("bad_join", refusal)
     return rated
 
 

@@ -27,7 +27,18 @@ from typing import Any
 import argon2
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, case, create_engine, event, func, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    and_,
+    case,
+    create_engine,
+    event,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy import Sequence as DbSequence
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -709,7 +720,7 @@ class Store:
             scores = list(result.get("scores") or [])
             rated = status == "finished" and bool(game_row.rated)
             locked = (
-                self._lock_ratings(conn, game_id, game_row.game, game_row.rules_name)
+                self._lock_ratings(conn, game_id, game_row.game, board_of(game_row))
                 if rated
                 else None
             )
@@ -756,7 +767,7 @@ class Store:
                 conn.execute(faults.insert(), [_fault_values(game_id, f) for f in fault_rows])
             if locked is not None:
                 _apply_ratings(
-                    conn, game_id, game_row.game, game_row.rules_name, places, ended, locked
+                    conn, game_id, game_row.game, board_of(game_row), places, ended, locked
                 )
             # players rows in the same fixed order as the rating rows
             for outcome in sorted(
@@ -800,11 +811,12 @@ class Store:
                 )
 
     def _lock_ratings(
-        self, conn: Connection, game_id: str, game: str, rules: str | None
+        self, conn: Connection, game_id: str, game: str, board: str
     ) -> dict[int, Any]:
-        """Create the missing rating rows of a game's rated seats, then lock all of them in the
-        order of their player ids; returns them by player id (as they are now, committed)."""
-        rules_key = rules or "custom"
+        """Create the missing rating rows of a game's rated seats on its ``board`` (its rule
+        set's :func:`rules_label`), then lock all of them in the order of their player ids;
+        returns them by player id (as they are now, committed)."""
+        rules_key = board
         ids = sorted(
             {
                 int(r.player_id)
@@ -903,9 +915,7 @@ class Store:
                 .where(ratings.c.game == game, ratings.c.rules == rules)
             ).all()
             # the faults of each bot in the rated games of this board, by code
-            same_rules = (
-                games.c.rules_name.is_(None) if rules == "custom" else games.c.rules_name == rules
-            )
+            same_rules = _on_board(conn, game, rules)
             fault_rows = conn.execute(
                 select(faults.c.player_id, faults.c.code, func.count())
                 .join(games, games.c.id == faults.c.game_id)
@@ -954,6 +964,15 @@ class Store:
         elif kind == "bots":
             board = [e for e in board if e["kind"] != "person"]
         return board[:limit]
+
+    def rating_boards(self, game: str) -> list[str]:
+        """The boards of ``game`` that hold ratings (every rule set rated so far, by its
+        :func:`rules_label`), in name order."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(ratings.c.rules).where(ratings.c.game == game).distinct()
+            ).all()
+        return sorted(str(r.rules) for r in rows)
 
     def list_games(
         self,
@@ -1068,6 +1087,7 @@ class Store:
                     game_seats.c.sigma_after,
                     games.c.game,
                     games.c.rules_name,
+                    games.c.rules_json,
                     games.c.ended_at,
                 )
                 .join(games, games.c.id == game_seats.c.game_id)
@@ -1136,7 +1156,7 @@ class Store:
                 {
                     "game_id": h.game_id,
                     "game": h.game,
-                    "rules": h.rules_name,
+                    "rules": board_of(h),  # the board it was rated on
                     "rating": rating_math.conservative(h.mu_after, h.sigma_after),
                     "at": iso(h.ended_at),
                 }
@@ -1210,6 +1230,7 @@ class Store:
                     games.c.id,
                     games.c.game,
                     games.c.rules_name,
+                    games.c.rules_json,
                     games.c.result_json,
                     games.c.ended_at,
                 )
@@ -1228,7 +1249,7 @@ class Store:
                     json.loads(row.result_json)["places"], faulted.get(str(row.id), ())
                 )
                 _apply_ratings(
-                    conn, row.id, row.game, row.rules_name, places, row.ended_at, fair=True
+                    conn, row.id, row.game, board_of(row), places, row.ended_at, fair=True
                 )
         return len(rows)
 
@@ -1248,7 +1269,7 @@ def _apply_ratings(
     conn: Connection,
     game_id: str,
     game: str,
-    rules: str | None,
+    board: str,
     places: Sequence[int],
     ended: datetime,
     current: Mapping[int, Any] | None = None,
@@ -1261,8 +1282,9 @@ def _apply_ratings(
 
     The places that count are :func:`~cardtable.server.fair_play.fair_places`: a seat with a
     fault of its own is placed below every seat without one (derived from the stored faults, so
-    a recomputation gives the same ratings); ``fair``: ``places`` are those already."""
-    rules_key = rules or "custom"
+    a recomputation gives the same ratings); ``fair``: ``places`` are those already.
+    ``board``: the rating board, the game's rule set's :func:`rules_label`."""
+    rules_key = board
     if not fair:
         places = fair_play.game_fair_places(conn, game_id, places)
     seat_rows = conn.execute(
@@ -1411,11 +1433,39 @@ def _fault_json(f: Any) -> dict[str, Any]:
     }
 
 
+def board_of(row: Any) -> str:
+    """The rating board of a stored game (a row with ``game``, ``rules_json``, ``rules_name``):
+    its rule set's :func:`rules_label`, the name the games list shows, so that every rated game
+    lands on a board the leaderboard offers under that name (issue 37 item 7)."""
+    return rules_label(row.game, row.rules_json, row.rules_name)
+
+
+def _on_board(conn: Connection, game: str, board: str) -> Any:
+    """A condition on ``games`` for the games of ``game`` rated on ``board``: a preset's games
+    by their preset name, and the custom rule sets (stored without one) whose label is it."""
+    customs = [
+        str(json_text)
+        for (json_text,) in conn.execute(
+            select(games.c.rules_json)
+            .where(games.c.game == game, games.c.rules_name.is_(None), games.c.rated.is_(True))
+            .distinct()
+        )
+        if rules_label(game, str(json_text), None) == board
+    ]
+    named = games.c.rules_name == board
+    if not customs:
+        return named
+    return or_(named, and_(games.c.rules_name.is_(None), games.c.rules_json.in_(customs)))
+
+
 @functools.lru_cache(maxsize=256)
 def rules_label(game: str, rules_json: str, rules_name: str | None) -> str:
-    """The one name people see for a stored game's rule set (GameSpec.rules_label)."""
+    """The one name people see for a stored game's rule set (GameSpec.rules_label); a game
+    stored as one of its game's presets keeps that preset's name (its rating board)."""
     try:
         spec = game_spec(game)
+        if rules_name is not None and rules_name in spec.presets:
+            return rules_name
         return spec.rules_label(spec.rules_from_json(json.loads(rules_json)))
     except (ValueError, TypeError, KeyError):
         return rules_name or "custom"

@@ -24,12 +24,16 @@ export function renderLeaderboard(main) {
       h("div", { class: "field" }, h("label", { for: "lb-kind" }, t("web.leaderboard.show")), kind)),
     board, chart);
   let lobbies = null;
+  const boardsOf = {}; // game -> its boards (GET /api/leaderboard "boards")
   const load = async () => {
     clear(board).appendChild(h("p", { class: "muted" }, t("web.account.loading")));
     clear(chart);
     const data = await getJSON(`/api/leaderboard?game=${encodeURIComponent(game.value)}&rules=${encodeURIComponent(rules.value)}&kind=${kind.value}`);
     clear(board);
     if (!board.isConnected) return;
+    // every board of the game that holds ratings (a rated rule set that is no ranked preset too)
+    boardsOf[data.game] = data.boards;
+    if ([...rules.options].map((o) => o.value).join("\n") !== data.boards.join("\n")) fillRules(data.rules);
     // the address names the board shown, so it can be shared
     history.replaceState(history.state, "", `/leaderboard?game=${encodeURIComponent(data.game)}&rules=${encodeURIComponent(data.rules)}${kind.value === "all" ? "" : `&kind=${kind.value}`}`);
     if (!data.entries.length) {
@@ -58,7 +62,9 @@ export function renderLeaderboard(main) {
   };
   const fillRules = (chosen = null) => {
     const info = lobbies.games[game.value];
-    const offered = info.ranked_rules || info.presets;
+    const known = boardsOf[game.value] || info.ranked_rules || info.presets;
+    // a board the address names that is not known yet (a rated rule set of no preset) is offered
+    const offered = chosen && !known.includes(chosen) ? [...known, chosen] : known;
     const pick = offered.includes(chosen) ? chosen : info.default_rules;
     clear(rules).append(...offered.map((p) => h("option", { value: p, selected: p === pick }, p)));
   };
@@ -86,11 +92,13 @@ async function openingBoard(lobbies) {
   const asked = q.get("game");
   if (asked && lobbies.games[asked]) return [asked, q.get("rules")];
   const boards = [];
-  for (const g of games) {
+  const offers = await Promise.all(games.map((g) => getJSON(`/api/leaderboard?game=${encodeURIComponent(g)}&limit=1`)
+    .then((d) => d.boards).catch(() => null)));
+  games.forEach((g, i) => {
     const info = lobbies.games[g];
-    const offered = info.ranked_rules || info.presets;
+    const offered = offers[i] || info.ranked_rules || info.presets;
     for (const r of [info.default_rules, ...offered.filter((p) => p !== info.default_rules)]) boards.push([g, r]);
-  }
+  });
   const first = games.includes("kuhhandel") ? "kuhhandel" : games[0];
   boards.sort((a, b) => (a[0] === first ? 0 : 1) - (b[0] === first ? 0 : 1));
   const filled = await Promise.all(boards.map(([g, r]) =>

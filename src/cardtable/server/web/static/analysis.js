@@ -6,6 +6,10 @@
 // - marks on the move list at the seat's mistakes (class an-mistake, a "?" with the kind);
 // - at the replay's current move, if it is one of the seat's decisions: every candidate the
 //   expert valued, with win chance and score margin and their spread over the sampled worlds.
+// - on the board (boardNote, drawn by replay.js above the board): at a searched decision the
+//   answer given and the expert's better one, as lichess shows its best move on the board.
+// The panel sits beside the board (below it on a phone, the graph first), so a dot moves the
+// board without the page scrolling; the dots are 28 px buttons over the graph (touch targets).
 // A done analysis is cached on the server: opening the replay again shows it at once.
 // Owned by the analysis work (docs/analysis.md); replay.js only calls analysisPanel() and
 // panel.update(position).
@@ -19,9 +23,10 @@ const signed = (x) => `${x >= 0 ? "+" : ""}${x.toFixed(1)}`;
 
 /**
  * The panel. opts: {gameId, replay (GET /api/games/{id}/replay), show(position), moveButtons
- * (Map position -> the move's button)}. Returns {element, update(position)}.
+ * (Map position -> the move's button), board (the board's box)}. Returns {element, decision (the candidates, shown under
+ * the board), update(position), boardNote(position)}.
  */
-export function analysisPanel({ gameId, replay, show, moveButtons }) {
+export function analysisPanel({ gameId, replay, show, moveButtons, board = null }) {
   const names = replay.names;
   const base = `/api/games/${encodeURIComponent(gameId)}/analysis`;
   let position = 0;
@@ -37,11 +42,16 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
   const summaryBox = h("div", { class: "an-summary" });
   const graphBox = h("div", { class: "an-graph" });
   const decisionBox = h("div", { class: "an-decision", "aria-live": "polite" });
+  const thresholdBox = h("p", { class: "small muted" });
+  // compact beside the board: the heading and the form on one line, the graph, one line of
+  // summary; the candidates and how the expert judges go under the board
   const element = h("section", { class: "panel analysis", "aria-labelledby": "an-h" },
-    h("h2", { id: "an-h" }, "The expert's analysis"),
+    h("div", { class: "an-head" }, h("h2", { id: "an-h" }, "Expert analysis"),
+      h("div", { class: "an-form" }, h("label", { for: "an-seat" }, "Seat "), seatSelect, button)),
+    bar, status, graphBox, summaryBox);
+  const under = h("div", { class: "an-under" }, decisionBox,
     h("p", { class: "small muted" }, "The expert searches every decision of one seat from that seat's view only (what it could see then), values each answer it considers and the one given, and marks the clear mistakes. ", h("a", { href: "/docs-pages/analysis" }, "How it works"), "."),
-    h("div", { class: "an-form" }, h("label", { for: "an-seat" }, "Seat "), seatSelect, button),
-    bar, status, summaryBox, graphBox, decisionBox);
+    thresholdBox);
 
   const seat = () => Number(seatSelect.value);
 
@@ -109,6 +119,7 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
   }
 
   function clearResult() {
+    const had = result !== null;
     result = null;
     byIndex = new Map();
     clear(summaryBox);
@@ -119,6 +130,7 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
       b.classList.remove("an-mistake");
       for (const m of b.querySelectorAll(".an-mark")) m.remove();
     }
+    if (had) show(position, { keepAddress: true }); // the expert's word leaves the board
   }
 
   function render(data) {
@@ -130,13 +142,12 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
     byIndex = new Map(reviews.map((r) => [r.index, r]));
     const sum = data.summary[String(s)];
     const budget = data.budget.worlds ? `${data.budget.worlds} worlds per decision` : `${data.budget.seconds} s per decision`;
+    const kinds = Object.entries(sum.by_kind).map(([kind, n]) => `${n} × ${kind}`).join(", ");
     clear(summaryBox).append(
       h("p", {}, h("strong", {}, `${names[s]}: ${sum.mistakes} ${sum.mistakes === 1 ? "mistake" : "mistakes"}`),
-        ` in ${sum.searched} searched decisions (${(100 * sum.rate).toFixed(1)}%; ${sum.decisions} decisions in all).`),
-      Object.keys(sum.by_kind).length
-        ? h("ul", { class: "an-kinds" }, Object.entries(sum.by_kind).map(([kind, n]) => h("li", {}, `${n} × ${kind}`)))
-        : null,
-      h("p", { class: "small muted" }, `${data.threshold.words.replace(/^a/, "A")}. ${budget}.`));
+        ` in ${sum.searched} searched decisions (${(100 * sum.rate).toFixed(1)}%)`,
+        kinds ? h("span", { class: "an-kinds" }, `: ${kinds}`) : null, "."));
+    thresholdBox.textContent = `${sum.decisions} decisions of ${names[s]} in all. ${data.threshold.words.replace(/^a/, "A")}. ${budget}.`;
     graphBox.replaceChildren(graph(reviews));
     for (const r of reviews) {
       if (!r.mistake) continue;
@@ -145,13 +156,13 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
       b.classList.add("an-mistake");
       b.append(h("span", { class: "an-mark", title: `Mistake: ${r.mistake_kind}` }, " ?"));
     }
-    update(position);
+    show(position, { keepAddress: true }); // the board again, with the expert's word on it
   }
 
   /** The value graph: win chance of the answer given (line), the best (dashed), mistakes. */
   function graph(reviews) {
     const pts = reviews.filter((r) => r.searched);
-    const W = 600, H = 160, L = 34, R = 8, T = 8, B = 20;
+    const W = 600, H = 130, L = 34, R = 8, T = 8, B = 18;
     const last = Math.max(1, replay.frames.length - 1);
     const x = (step) => L + ((W - L - R) * step) / last;
     const y = (p) => T + (H - T - B) * (1 - p);
@@ -163,15 +174,17 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
       svg("text", { x: L - 4, y: y(p) + 4, class: "an-axis", "text-anchor": "end" }, `${100 * p}%`),
     ]);
     const cursor = svg("line", { x1: x(position), x2: x(position), y1: T, y2: H - B, class: "an-cursor" });
+    // a mistake is a button over the graph, 28 px whatever the graph's scale (a finger's size:
+    // the SVG's own circles were ~10 px on a phone), its dot drawn by CSS in the middle
     const dots = pts.filter((r) => r.mistake).map((r) => {
       const c = r.candidates[r.taken_at];
-      const dot = svg("circle", { cx: x(r.index + 1), cy: y(c.win), r: 5, class: "an-dot", tabindex: 0, role: "button",
-        "aria-label": `Mistake at move ${r.index + 1}: ${r.mistake_kind}` },
-      svg("title", {}, `Move ${r.index + 1}: ${r.taken_label} — ${r.mistake_kind}`));
-      const go = () => show(r.index + 1);
-      dot.addEventListener("click", go);
-      dot.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); go(); } });
-      return dot;
+      return h("button", {
+        type: "button", class: "an-dot", "data-step": r.index + 1,
+        style: { left: `${(100 * x(r.index + 1)) / W}%`, top: `${(100 * y(c.win)) / H}%` },
+        "aria-label": `Mistake at move ${r.index + 1}: ${r.mistake_kind}`,
+        title: `Move ${r.index + 1}: ${r.taken_label} — ${r.mistake_kind}`,
+        onclick: () => { show(r.index + 1); boardInView(); },
+      });
     });
     const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "an-chart", role: "group",
       "aria-label": `Win chance of ${names[result.seats[0]]} after each searched decision, ${dots.length} mistakes marked` },
@@ -179,19 +192,17 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
     svg("text", { x: W - R, y: H - 4, class: "an-axis", "text-anchor": "end" }, "move →"),
     svg("path", { d: path(best), class: "an-best" }),
     svg("path", { d: path(taken), class: "an-line" }),
-    cursor, dots);
+    cursor);
     chart.addEventListener("click", (ev) => {
-      if (ev.target.classList && ev.target.classList.contains("an-dot")) return;
       const box = chart.getBoundingClientRect();
       const sx = ((ev.clientX - box.left) / box.width) * W;
       const step = Math.round(((sx - L) / (W - L - R)) * last);
       if (step >= 0 && step <= last) show(step);
     });
     graphBox.cursor = { el: cursor, x };
-    return h("figure", {}, chart,
-      h("figcaption", { class: "small muted" }, h("span", { class: "an-key an-key-line" }), " win chance after the answer given  ",
-        h("span", { class: "an-key an-key-best" }), " after the expert's best  ",
-        h("span", { class: "an-key an-key-dot" }), " a mistake (click: go there)"));
+    return h("figure", {}, h("div", { class: "an-plot" }, chart, dots),
+      h("figcaption", { class: "small muted" }, "Win chance:", h("span", { class: "an-key an-key-line" }), " given",
+        h("span", { class: "an-key an-key-best" }), " expert's best", h("span", { class: "an-key an-key-dot" }), " mistake (tap it)"));
   }
 
   /** The replay moved to `pos` (moves played): the candidates of the seat's decision there. */
@@ -236,6 +247,28 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
         h("tbody", {}, rows))));
   }
 
+  /** After a tap on the graph: if the board's top is out of view (a phone: the board lies under
+   * the graph), the graph goes to the top of the screen with the board under it. */
+  function boardInView() {
+    if (!board) return;
+    const top = board.getBoundingClientRect().top;
+    if (top >= 0 && top < innerHeight - 150) return;
+    scrollBy(0, graphBox.getBoundingClientRect().top - 6);
+  }
+
+  /** What the expert says about the move that led to `pos`, for the top of the board; null. */
+  function boardNote(pos) {
+    const r = result && byIndex.get(pos - 1);
+    if (!r || !r.searched) return null;
+    const taken = r.candidates[r.taken_at], best = r.candidates[r.best_at];
+    if (r.best_at === r.taken_at) {
+      return h("p", { class: "an-on-board good", "data-best": r.best_label }, `${names[result.seats[0]]}: ${r.taken_label}. The expert agrees.`);
+    }
+    return h("div", { class: `an-on-board${r.mistake ? " bad" : ""}`, "data-best": r.best_label },
+      h("p", {}, `${r.mistake ? `Mistake: ${r.mistake_kind}. ` : ""}${names[result.seats[0]]}: ${r.taken_label} (win ${pct(taken.win)}).`),
+      h("p", { class: "an-better" }, "The expert's answer: ", h("strong", {}, r.best_label), ` (win ${pct(best.win)}).`));
+  }
+
   button.addEventListener("click", start);
   seatSelect.addEventListener("change", () => {
     stopPolling();
@@ -265,5 +298,5 @@ export function analysisPanel({ gameId, replay, show, moveButtons }) {
   askedSeat = seat();
   loadCached(seat());
 
-  return { element, update };
+  return { element, decision: under, update, boardNote };
 }

@@ -240,6 +240,8 @@ export function renderReplay(main, gameId) {
       scrub.setAttribute("aria-valuetext", `move ${index} of ${last}`);
       const f = frames[index];
       clear(boardBox).appendChild(drawBoard(replay.game, f, names, replay.rules, pages));
+      const note = analysis && analysis.boardNote(index); // the expert's better answer, on the board
+      if (note) boardBox.prepend(note);
       if (index === last && replay.result) {
         // the end explained as at the table: Kuhhandel's quartets and money, Cunegonda's rounds
         boardBox.prepend(h("section", { class: "panel result", "aria-label": "Result" }, h("h2", {}, "Result"),
@@ -332,17 +334,19 @@ export function renderReplay(main, gameId) {
     document.addEventListener("keydown", keys);
     cleanupKeys = () => document.removeEventListener("keydown", keys);
     const title = gameTitle(replay);
+    analysis = analysisPanel({ gameId, replay, show, moveButtons, board: boardBox });
     clear(main).appendChild(h("section", { class: "table-page replay" },
       h("div", { class: "table-head" }, h("h1", {}, `Replay: ${title}`),
         h("p", { class: "small muted" }, names.map((n, s) => [s ? ", " : "", nameLink(n, pages[s], false, (detail.seats_detail || [])[s]?.kind === "person" ? "person" : "bot")]), ` · ${detail.status}${detail.ended_at ? " · " + new Date(detail.ended_at).toLocaleString() : ""}. The game is over: ${cu ? "every seat's hand is shown" : "every seat's notes are shown"}.`),
         controls, h("div", { class: "scrub-row" }, h("label", { for: "scrub" }, "Move"), scrub, linkHere), jumps, stepText,
         h("p", { class: "small muted keys-help" }, "Keys: ← → a move, ↑ ↓ a ", cu ? "trick" : "turn", ", Home and End the first and last position.")),
-      h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox),
-        h("div", { class: "side-col" },
+      // board, value graph and move list in one view: the analysis beside the board (on a phone
+      // the graph above it), so a mistake's dot moves the board without the page scrolling
+      h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox, analysis.decision),
+        h("div", { class: "side-col" }, analysis.element,
           h("nav", { class: "moves-nav", "aria-label": "Moves" }, h("h2", {}, "Moves"), movesBox),
           h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"), logBox))),
-      seatView({ gameId, replay, detail, pages, current: () => index, show }),
-      (analysis = analysisPanel({ gameId, replay, show, moveButtons })).element));
+      seatView({ gameId, replay, detail, pages, current: () => index, show })));
     const asked = askedStep();
     show(asked === null ? 0 : asked, { keepAddress: asked === null });
   }

@@ -12,7 +12,14 @@ game in one burst. At the end it reads, from the browser's own DevTools counters
 - its main thread's time in script, style and layout, and how many layouts and style passes it
   ran (``Performance.getMetrics``);
 
-and divides them by the game's events the page received. The spectator's page and the seat's page
+and divides them by the game's events the page received; and the page's long tasks (more than
+50 ms on the main thread, from the browser's ``longtask`` entries): how many and the longest.
+
+``--against SRC`` measures another build in the same run: a second server started from the source
+tree ``SRC`` (for example ``/work/main/src``: the page is served by the server, so its pages are
+that tree's), the games watched alternately on both, and both reports printed with their ratio.
+
+The spectator's page and the seat's page
 draw the board and the log with the same code (``static/table.js``), so this is what each event
 costs a person's browser too; a person's page also redraws its panels.
 """
@@ -20,6 +27,7 @@ costs a person's browser too; a person's page also redraws its panels.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -65,6 +73,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the page as a person who asked for reduced motion sees it (no cards or notes fly)",
     )
     p.add_argument("--chromium", default="/usr/bin/chromium", help="the Chromium to drive")
+    p.add_argument(
+        "--against",
+        default=None,
+        metavar="SRC",
+        help="also measure the build in this source tree (its server and pages), games "
+        "alternating, and compare",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -123,6 +138,12 @@ def _watch_one(browser: Any, base: str, args: argparse.Namespace, n: int) -> dic
         reduced_motion="reduce" if args.reduced_motion else "no-preference",
     )
     page = context.new_page()
+    # every long task of the page (more than 50 ms on its main thread), kept for the report
+    page.add_init_script(
+        "window.__longTasks = []; try { new PerformanceObserver((list) => { for (const e of"
+        " list.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask',"
+        " buffered: true }); } catch (_) {}"
+    )
     events = [0]
 
     def on_socket(ws: Any) -> None:
@@ -144,6 +165,7 @@ def _watch_one(browser: Any, base: str, args: argparse.Namespace, n: int) -> dic
     wall = time.monotonic() - started
     cpu = _renderer_cpu(system) - cpu_before
     main_after = _main_thread(cdp)
+    long_tasks = [float(d) for d in page.evaluate("() => window.__longTasks || []")]
     main = {k: main_after[k] - main_before[k] for k in MAIN_THREAD}
     context.close()
     player.join(timeout=60)
@@ -160,6 +182,8 @@ def _watch_one(browser: Any, base: str, args: argparse.Namespace, n: int) -> dic
         "layouts": int(main["LayoutCount"]),
         "style_passes": int(main["RecalcStyleCount"]),
         "main_thread_ms_per_event": round(1000 * main["TaskDuration"] / per, 3),
+        "long_tasks": len(long_tasks),
+        "longest_task_ms": round(max(long_tasks, default=0.0), 1),
     }
 
 
@@ -174,39 +198,82 @@ def run(args: argparse.Namespace) -> int:
     if not Path(args.chromium).exists():
         print(f"no Chromium at {args.chromium} (--chromium PATH)", file=sys.stderr)
         return 2
-    games: list[dict[str, Any]] = []
     settings = {
         "CARDTABLE_PACE_SCALE": str(args.pace_scale),
         "CARDTABLE_FILL_WAIT_MS": "200",
     }
-    with (
-        tempfile.TemporaryDirectory(prefix="cardtable-bench-table-") as tmp,
-        child_server(Path(tmp), settings) as base,
-        sync_playwright() as pw,
-    ):
+    builds: dict[str, list[dict[str, Any]]] = {"this": []}
+    if args.against:
+        builds["against"] = []
+    with contextlib.ExitStack() as stack:
+        bases = {
+            "this": stack.enter_context(
+                child_server(Path(stack.enter_context(tempfile.TemporaryDirectory())), settings)
+            )
+        }
+        if args.against:
+            src = str(Path(args.against).resolve())
+            bases["against"] = stack.enter_context(
+                child_server(
+                    Path(stack.enter_context(tempfile.TemporaryDirectory())),
+                    {**settings, "PYTHONPATH": src},
+                )
+            )
+        pw = stack.enter_context(sync_playwright())
         browser = pw.chromium.launch(
             executable_path=args.chromium,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         try:
             for n in range(args.games):
-                games.append(_watch_one(browser, base, args, n))
-                if not args.json:
-                    g = games[-1]
-                    print(
-                        f"game {n + 1}: {g['events']} events in {g['wall_s']:.1f} s; renderer CPU "
-                        f"{g['renderer_cpu_s']:.2f} s ({g['renderer_cpu_ms_per_event']:.2f} ms an "
-                        f"event), main thread {g['main_thread_ms_per_event']:.2f} ms an event "
-                        f"(script {g['main_thread_s']['ScriptDuration']:.2f} s, style "
-                        f"{g['main_thread_s']['RecalcStyleDuration']:.2f} s, layout "
-                        f"{g['main_thread_s']['LayoutDuration']:.2f} s; {g['layouts']} layouts)",
-                        file=sys.stderr,
-                    )
+                # alternately first: neither build always meets a warmer machine
+                order = list(bases) if n % 2 == 0 else list(reversed(bases))
+                for name in order:
+                    g = _watch_one(browser, bases[name], args, n)
+                    builds[name].append(g)
+                    if not args.json:
+                        print(_game_line(name, n, g), file=sys.stderr)
         finally:
             browser.close()
+    reports = {name: _report(args, games) for name, games in builds.items()}
+    if args.json:
+        out: dict[str, Any] = dict(reports["this"])
+        if args.against:
+            out["against"] = {"src": args.against, **reports["against"]}
+        print(json.dumps(out, indent=2))
+        return 0
+    for name, report in reports.items():
+        label = "this build" if name == "this" else f"against {args.against}"
+        print(
+            f"cardtable bench table ({label}): {args.game} ({args.rules or 'default rules'}), "
+            f"{args.seats} seats, watched at {args.size}, {len(report['games'])} game(s), "
+            f"{report['events']} events: renderer CPU {report['renderer_cpu_s']:.2f} s, "
+            f"{report['renderer_cpu_ms_per_event']:.2f} ms an event; {report['long_tasks']} long "
+            f"tasks, the longest {report['longest_task_ms']:.0f} ms"
+        )
+    if args.against:
+        a, b = reports["this"], reports["against"]
+        ratio = a["renderer_cpu_ms_per_event"] / max(b["renderer_cpu_ms_per_event"], 1e-9)
+        print(f"this build / against: {ratio:.2f} of the renderer CPU an event")
+    return 0
+
+
+def _game_line(name: str, n: int, g: dict[str, Any]) -> str:
+    return (
+        f"{name} game {n + 1}: {g['events']} events in {g['wall_s']:.1f} s; renderer CPU "
+        f"{g['renderer_cpu_s']:.2f} s ({g['renderer_cpu_ms_per_event']:.2f} ms an event), main "
+        f"thread {g['main_thread_ms_per_event']:.2f} ms an event (script "
+        f"{g['main_thread_s']['ScriptDuration']:.2f} s, style "
+        f"{g['main_thread_s']['RecalcStyleDuration']:.2f} s, layout "
+        f"{g['main_thread_s']['LayoutDuration']:.2f} s; {g['layouts']} layouts); "
+        f"{g['long_tasks']} long tasks, the longest {g['longest_task_ms']:.0f} ms"
+    )
+
+
+def _report(args: argparse.Namespace, games: list[dict[str, Any]]) -> dict[str, Any]:
     events = sum(g["events"] for g in games)
     cpu = sum(g["renderer_cpu_s"] for g in games)
-    report = {
+    return {
         "game": args.game,
         "rules": args.rules,
         "seats": args.seats,
@@ -217,14 +284,6 @@ def run(args: argparse.Namespace) -> int:
         "events": events,
         "renderer_cpu_s": round(cpu, 3),
         "renderer_cpu_ms_per_event": round(1000 * cpu / max(events, 1), 3),
+        "long_tasks": sum(g["long_tasks"] for g in games),
+        "longest_task_ms": max((g["longest_task_ms"] for g in games), default=0.0),
     }
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print(
-            f"cardtable bench table: {args.game} ({args.rules or 'default rules'}), "
-            f"{args.seats} seats, watched at {args.size}, {len(games)} game(s), {events} "
-            f"events: renderer CPU {cpu:.2f} s, "
-            f"{report['renderer_cpu_ms_per_event']:.2f} ms an event"
-        )
-    return 0

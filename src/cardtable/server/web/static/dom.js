@@ -60,8 +60,13 @@ const ONE_SHOT = /(^|\s)(fresh|arrived|notes-in|notes-out)(\s|$)/;
  * views without them (the Kuhhandel board). Returns the element now in the page.
  */
 export function morph(old, fresh) {
+  if (fresh.build) {
+    // a part drawn unchanged (kept()): the one in the page stays as it is, untouched
+    if (old.nodeName === fresh.nodeName && old.getAttribute("data-v") === fresh.getAttribute("data-v")) return old;
+    fresh = fresh.build();
+  }
   if (old.nodeType !== fresh.nodeType || old.nodeName !== fresh.nodeName) {
-    old.replaceWith(fresh);
+    old.replaceWith(materialize(fresh));
     return fresh;
   }
   if (fresh.nodeType !== Node.ELEMENT_NODE) {
@@ -69,16 +74,41 @@ export function morph(old, fresh) {
     return old;
   }
   if (ONE_SHOT.test(fresh.getAttribute("class") || "")) {
-    old.replaceWith(fresh);
+    old.replaceWith(materialize(fresh));
     return fresh;
   }
   for (const { name } of [...old.attributes]) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
   for (const { name, value } of fresh.attributes) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
   const was = [...old.childNodes];
   const now = [...fresh.childNodes];
-  now.forEach((child, i) => (i < was.length ? morph(was[i], child) : old.appendChild(child)));
+  now.forEach((child, i) => (i < was.length ? morph(was[i], child) : old.appendChild(materialize(child))));
   for (const child of was.slice(now.length)) child.remove();
   return old;
+}
+
+/**
+ * A stand-in for a part of a view that did not change since the last draw (version `v`, an
+ * element's `data-v`): morph() leaves the part in the page alone instead of building it again
+ * and comparing it node by node; where there is nothing to keep, `build()` draws it.
+ */
+export function kept(tag, v, build) {
+  const el = document.createElement(tag);
+  el.setAttribute("data-v", String(v));
+  el.setAttribute("data-kept", "");
+  el.build = () => {
+    const real = build();
+    real.setAttribute("data-v", String(v));
+    return real;
+  };
+  return el;
+}
+
+/** `el` with every stand-in (kept()) in it drawn: for a view put in the page whole. */
+export function materialize(el) {
+  if (el.nodeType !== Node.ELEMENT_NODE) return el;
+  if (el.build) return el.build();
+  for (const part of el.querySelectorAll("[data-kept]")) part.replaceWith(part.build());
+  return el;
 }
 
 export function clear(el) {

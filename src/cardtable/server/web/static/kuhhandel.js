@@ -5,7 +5,7 @@
 // observation is observe.py's to_json. A seat's own notes come with every request; between
 // requests they are kept up to date from the events this seat receives.
 
-import { h, svg, plural, toast } from "./dom.js";
+import { h, svg, plural, toast, kept } from "./dom.js";
 import { list as countedNotes, animal, animals as countedAnimals } from "./describe.js";
 import { seatName, presenceTag } from "./names.js";
 import { t, has } from "./i18n.js";
@@ -261,7 +261,19 @@ export function renderBoard(obs, ctx) {
   memory.herds = obs.herds.map((x) => [...x]);
   memory.notes = [...obs.note_counts];
   const spots = placeSeats(obs.seats, me);
-  const seat = (s, where) => seatCard(obs, ctx, s, where, changed);
+  // a seat whose drawing did not change since the last draw is kept as it is in the page
+  // (dom.js kept/morph): an event changes one or two seats, not all of them
+  const keys = memory.seatKeys || (memory.seatKeys = {});
+  const versions = memory.seatVersions || (memory.seatVersions = {});
+  const seat = (s, where) => {
+    const key = seatKey(obs, ctx, s, where, changed);
+    if (keys[s] === key) return kept("section", versions[s], () => seatCard(obs, ctx, s, where, changed));
+    keys[s] = key;
+    versions[s] = (versions[s] || 0) + 1;
+    const el = seatCard(obs, ctx, s, where, changed);
+    el.setAttribute("data-v", String(versions[s]));
+    return el;
+  };
   const table = h("div", { class: `kh-table seats-${obs.seats}${spots.west.length ? "" : " no-sides"}` },
     spots.north.length ? h("div", { class: "kh-north" }, spots.north.map((s) => seat(s, "north"))) : null,
     spots.west.length ? h("div", { class: "kh-west" }, seat(spots.west[0], "west")) : null,
@@ -276,6 +288,17 @@ export function renderBoard(obs, ctx) {
       noteStacks(ctx.wallet, t("web.kh.your_notes"))));
   }
   return root;
+}
+
+/** Everything seatCard() draws a seat from, as one string (equal: the same drawing). */
+function seatKey(obs, ctx, s, where, changed) {
+  const a = obs.auction, t = obs.trade;
+  return JSON.stringify([where, ctx.me, ctx.names[s], ctx.pages && ctx.pages[s], ctx.seats && ctx.seats[s],
+    obs.turn_seat === s, obs.over, Boolean(a), a && a.high_bidder === s ? a.high : null,
+    t && (t.challenger === s || t.opponent === s), obs.herds[s], obs.pedigrees && obs.pedigrees[s],
+    obs.rats && obs.rats[s], obs.note_counts[s], ctx.revealed && ctx.revealed[s], s === ctx.me ? ctx.wallet : null,
+    a && a.exposed && a.exposed[String(s)], obs.payment && obs.payment.payer === s, s === ctx.me && ctx.yourTurn,
+    changed.herds[s], changed.notes[s]]);
 }
 
 function seatCard(obs, ctx, s, where, changed) {

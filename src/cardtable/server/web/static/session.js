@@ -32,8 +32,22 @@ export class GameStore {
     this.version = 0;
   }
 
+  /**
+   * Every event as [index, event], in index order: one array kept and grown (events are only
+   * ever added), not sorted again at each draw and each clock tick. Read it, never change it.
+   */
   sortedEvents() {
-    return [...this.events.entries()].sort((a, b) => a[0] - b[0]);
+    if (!this.sorted || this.sorted.length > this.events.size) this.sorted = [];
+    const have = this.sorted;
+    if (have.length === this.events.size) return have;
+    const last = have.length ? have[have.length - 1][0] : -Infinity;
+    const fresh = [...this.events.entries()].slice(have.length);
+    if (fresh.every(([i]) => i > last) && fresh.every(([i], k) => k === 0 || i > fresh[k - 1][0])) {
+      have.push(...fresh); // arrived in order: appended
+    } else {
+      this.sorted = [...this.events.entries()].sort((a, b) => a[0] - b[0]);
+    }
+    return this.sorted;
   }
 }
 

@@ -8,8 +8,8 @@
 // event, and it never asks for a seat's view.
 
 import { playAgain } from "./account.js";
-import { h, clear, getJSON, toast, seconds, morph } from "./dom.js";
-import { session, Session, wsUrl } from "./session.js";
+import { h, clear, getJSON, toast, seconds, morph, materialize } from "./dom.js";
+import { session, Session, GameStore, wsUrl } from "./session.js";
 import { describe } from "./describe.js";
 import { t } from "./i18n.js";
 import { refusal } from "./errors.js";
@@ -142,7 +142,7 @@ function boardView(box) {
       keep.after(...children.slice(at + 1));
     } else {
       if (kept) box.after(keep); // a board without a slot: the hand waits below it
-      clear(box).appendChild(fresh);
+      clear(box).appendChild(materialize(fresh));
       board = fresh;
       if (keep && slot && slot.parentNode === fresh) slot.replaceWith(keep);
     }
@@ -311,20 +311,24 @@ export function renderSeat(main, gameId, navigate) {
       const spent = performance.now() - primary.receivedAt;
       const left = primary.deadline_ms - spent;
       const bank = primary.time_bank_ms + Math.min(0, left);
-      clockEl.hidden = false;
-      clockEl.className = `clock${left < 10000 ? " low" : ""}${left <= 0 ? " bank" : ""}`;
-      clockEl.textContent = left > 0
+      const cls = `clock${left < 10000 ? " low" : ""}${left <= 0 ? " bank" : ""}`;
+      const text = left > 0
         ? t("web.table.clock", { time: seconds(left), bank: seconds(primary.time_bank_ms) })
         : t("web.table.clock_bank", { time: seconds(bank) });
-    } else {
+      // written only when it changes: a write lays the page out again at the next frame
+      if (clockEl.hidden) clockEl.hidden = false;
+      if (clockEl.className !== cls) clockEl.className = cls;
+      if (clockEl.textContent !== text) clockEl.textContent = text;
+    } else if (!clockEl.hidden) {
       clockEl.hidden = true;
     }
-    const obs = currentObs(store.start, privateState(gameModule(store.start.game), store.start));
-    const going = auctionClock(store.start, obs);
-    goingEl.hidden = !going;
-    goingEl.textContent = going || "";
-    const inBoard = boardBox.querySelector(".going");
-    if (inBoard && going) inBoard.textContent = going;
+    // the auction clock reads the stage only: no wallet is tracked four times a second
+    const going = store.start.game === "kuhhandel" && store.start.rules.auction_style === "open"
+      ? auctionClock(store.start, currentObs(store.start, {})) : null;
+    if (goingEl.hidden !== !going) goingEl.hidden = !going;
+    if (goingEl.textContent !== (going || "")) goingEl.textContent = going || "";
+    const inBoard = going && boardBox.querySelector(".going");
+    if (inBoard && inBoard.textContent !== going) inBoard.textContent = going;
   }
   const ticker = setInterval(tick, 250);
   cleanups.push(() => clearInterval(ticker));
@@ -654,7 +658,9 @@ export function renderSeat(main, gameId, navigate) {
 // ---------------------------------------------------------------- the spectator
 
 export function renderWatch(main, gameId) {
-  const events = new Map();
+  const store = new GameStore(gameId); // its events, kept in order (session.js)
+  const events = store.events;
+  let lastClock = null; // the open auction's words last drawn
   let start = null;
   let end = null;
   let view = null;
@@ -681,6 +687,15 @@ export function renderWatch(main, gameId) {
     drawSoon();
   });
 
+  /** The open auction's words for spectators ("Going once…"), or null. */
+  function watchClock() {
+    const obs = view ? view.observation : null;
+    if (!start || start.game !== "kuhhandel" || !obs || obs.stage !== "bid" || start.rules.auction_style !== "open") return null;
+    const quiet = view.quiet_ms;
+    const left = quiet - (performance.now() - auctionActivity);
+    return left <= 0 ? t("web.table.sold") : left < quiet / 3 ? t("web.table.going_twice") : left < (2 * quiet) / 3 ? t("web.table.going_once") : t("web.table.bidding_open");
+  }
+
   function draw() {
     clearTimeout(drawTimer);
     drawTimer = null;
@@ -689,16 +704,13 @@ export function renderWatch(main, gameId) {
     const mod = gameModule(start.game);
     const names = start.names;
     const obs = view ? view.observation : null;
-    let clock = null;
-    if (start.game === "kuhhandel" && obs && obs.stage === "bid" && start.rules.auction_style === "open") {
-      const quiet = view.quiet_ms;
-      const left = quiet - (performance.now() - auctionActivity);
-      clock = left <= 0 ? t("web.table.sold") : left < quiet / 3 ? t("web.table.going_twice") : left < (2 * quiet) / 3 ? t("web.table.going_once") : t("web.table.bidding_open");
-    }
-    clear(head).append(h("h1", {}, t("web.watch.title", { title: titleOf(start, view) })),
+    const clock = watchClock();
+    lastClock = clock;
+    // the head patched (dom.js morph): its words change a few times a game, not at each event
+    morph(head, h("div", { class: "table-head" }, h("h1", {}, t("web.watch.title", { title: titleOf(start, view) })),
       h("p", { class: "status" }, end ? t("web.table.over") : obs ? mod.statusLine(obs, names, null) : ""),
-      h("p", { class: "small muted" }, t("web.watch.what_spectators_see")));
-    const sorted = [...events.entries()].sort((a, b) => a[0] - b[0]);
+      h("p", { class: "small muted" }, t("web.watch.what_spectators_see"))));
+    const sorted = store.sortedEvents();
     const result = end ? h("section", { class: "panel result" }, h("h2", {}, endTitle(end.result, null)),
       start.game === "kuhhandel" ? KH.scoreBoard(end.result, obs, start.rules, names, null, start.pages) : CU.roundTable(end.result, obs, sorted, names, null, start.pages),
       h("p", {}, h("a", { href: `/replay/${gameId}` }, t("web.table.watch_replay")))) : null;
@@ -741,8 +753,10 @@ export function renderWatch(main, gameId) {
   };
   open();
   // only the open auction's "going once, going twice" needs a redraw without news
+  // (drawn when its words change: "Bidding is open" stands for seconds, a whole draw a second was
+  // the spectator's main cost of an open auction)
   const ticker = setInterval(() => {
-    if (!end && !closed && start && start.game === "kuhhandel" && start.rules.auction_style === "open") draw();
+    if (!end && !closed && start && start.game === "kuhhandel" && start.rules.auction_style === "open" && watchClock() !== lastClock) drawSoon();
   }, 1000);
   const holders = setInterval(() => { if (!end && !closed) fetcher.now(); }, HOLDERS_MS);
   window.addEventListener("resize", drawSoon); // a trick gathered in pixels is placed again

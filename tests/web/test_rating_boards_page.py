@@ -1,7 +1,7 @@
 """The leaderboard page offers the board of every rated game, by the name the games list gives it
 (issue 37 item 7): a person plays a rated one-round Cunegonda match from the lobby, and the
 leaderboard's rule set list offers "standard (1 round)", the games list's name for it, with the
-person on that board."""
+person on that board; its rating chart of one game is drawn over a day, its date said once."""
 
 from __future__ import annotations
 
@@ -44,4 +44,15 @@ def test_a_rated_one_round_match_is_on_a_board_the_leaderboard_offers(
     rules.select_option(game["rules_label"])
     page.locator("table.leaderboard").get_by_role("link", name="Ilse").wait_for()
     assert page.locator("table.leaderboard caption").inner_text().endswith("(1 round)")
+    # one rated game each: the chart is drawn over a day with its date once, not a dot on a
+    # 2-second axis (issue 37 item 9)
+    figure = page.locator("figure.chart-figure")
+    figure.wait_for()
+    assert "first rated game" in figure.locator("figcaption").inner_text()
+    day = page.evaluate("() => new Date().toLocaleDateString()")
+    texts = figure.evaluate(
+        "(f) => [...f.querySelectorAll('svg text.axis')].map((t) => t.textContent)"
+    )
+    axis = [t for t in texts if "/" in t or ":" in t]  # the time axis (the others are ratings)
+    assert axis == [day], axis
     assert not tab.errors, tab.errors

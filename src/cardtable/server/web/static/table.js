@@ -78,6 +78,29 @@ function publicFetcher(gameId, onView, gap = 120) {
   return { schedule, now: run, stop: () => { stopped = true; clearTimeout(timer); } };
 }
 
+/**
+ * At most one draw a frame: the messages that arrive between two frames (an event and the view
+ * it leads to, a house bot's burst) are drawn once, in the frame's own layout; a hidden tab
+ * (no frames) still draws, within 100 ms. `soon()` asks for a draw, `cancel()` (at the start of
+ * a draw) forgets the one asked for.
+ */
+function drawScheduler(draw) {
+  let frame = null;
+  let timer = null;
+  const cancel = () => {
+    if (frame !== null) cancelAnimationFrame(frame);
+    if (timer !== null) clearTimeout(timer);
+    frame = null;
+    timer = null;
+  };
+  const soon = () => {
+    if (timer !== null) return;
+    frame = requestAnimationFrame(draw);
+    timer = setTimeout(draw, 100);
+  };
+  return { soon, cancel };
+}
+
 function logLine([text, cls]) {
   return h("li", { class: cls || "" }, suitColoured(text));
 }
@@ -351,11 +374,9 @@ export function renderSeat(main, gameId, navigate) {
   }
 
   // Messages come in bursts (a house bot's turn is a dozen events): one redraw per burst.
-  let drawTimer = null;
-  const drawSoon = () => {
-    if (drawTimer === null) drawTimer = setTimeout(draw, 0);
-  };
-  cleanups.push(() => clearTimeout(drawTimer));
+  const drawing = drawScheduler(() => draw());
+  const drawSoon = drawing.soon;
+  cleanups.push(drawing.cancel);
   // drawn again at a new size (a phone turned): a trick gathered on its winner's card is
   // placed in pixels, and at the old size it lay off the board (the page scrolled sideways)
   window.addEventListener("resize", drawSoon);
@@ -436,8 +457,7 @@ export function renderSeat(main, gameId, navigate) {
   }
 
   function draw() {
-    clearTimeout(drawTimer);
-    drawTimer = null;
+    drawing.cancel();
     const stick = log.stick(); // read before any write: the layout is still clean
     store = session.games.get(gameId);
     if (!store || !store.start) {
@@ -676,10 +696,8 @@ export function renderWatch(main, gameId) {
     h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox), h("div", { class: "side-col" }, logBox))));
 
   // one redraw per burst of messages
-  let drawTimer = null;
-  const drawSoon = () => {
-    if (drawTimer === null) drawTimer = setTimeout(draw, 0);
-  };
+  const drawing = drawScheduler(() => draw());
+  const drawSoon = drawing.soon;
   let pushedAt = 0;
   const fetcher = publicFetcher(gameId, (v, startedAt) => {
     // a view pushed while this read was under way is newer than the one read
@@ -697,8 +715,7 @@ export function renderWatch(main, gameId) {
   }
 
   function draw() {
-    clearTimeout(drawTimer);
-    drawTimer = null;
+    drawing.cancel();
     if (!start) return;
     const stick = log.stick(); // read before any write
     const mod = gameModule(start.game);
@@ -760,5 +777,5 @@ export function renderWatch(main, gameId) {
   }, 1000);
   const holders = setInterval(() => { if (!end && !closed) fetcher.now(); }, HOLDERS_MS);
   window.addEventListener("resize", drawSoon); // a trick gathered in pixels is placed again
-  return () => { stopped = true; fetcher.stop(); clearInterval(ticker); clearInterval(holders); clearTimeout(drawTimer); window.removeEventListener("resize", drawSoon); ws.close(1000, "bye"); };
+  return () => { stopped = true; fetcher.stop(); clearInterval(ticker); clearInterval(holders); drawing.cancel(); window.removeEventListener("resize", drawSoon); ws.close(1000, "bye"); };
 }

@@ -468,21 +468,22 @@ function center(obs, ctx) {
 export function boardBar(obs, ctx) {
   const { names, rules, me } = ctx;
   if (!obs || obs.over) return null;
-  const who = (s) => (s === me ? "you" : names[s] || `seat ${s}`);
-  const a = obs.auction, t = obs.trade;
+  // the board's own words (its tags, its bids), no sentence of its own
+  const who = (s) => (s === me ? t("web.kh.you") : names[s] || `#${s}`);
+  const a = obs.auction, trade = obs.trade;
   let turn;
-  if (a) turn = `${who(a.auctioneer)}: auctioneer`;
-  else if (t) turn = `${who(t.challenger)} → ${who(t.opponent)}: cow trade`;
+  if (a) turn = `${who(a.auctioneer)}: ${t("web.kh.tag_auctioneer")}`;
+  else if (trade) turn = `${who(trade.challenger)} → ${who(trade.opponent)}: ${t("web.kh.tag_trade")}`;
   else turn = statusLine(obs, names, me);
   const parts = [];
   if (a) {
     parts.push(h("div", { class: "lot" }, a.lot.map((c) => cardArt(rules, c))));
     parts.push(h("div", { class: "bar-text" },
-      h("p", { class: "high" }, a.high_bidder === null ? "No bid yet." : `Highest bid: ${a.high} from ${who(a.high_bidder)}`),
-      a.bids.length ? h("p", { class: "small bar-bids" }, a.bids.slice(-3).map(([s, amount]) => `${who(s)} ${amount || "pass"}`).join(" · ")) : null,
+      h("p", { class: "high" }, a.high_bidder === null ? t("web.kh.no_bid_yet") : t("web.kh.highest_bid_from", { amount: a.high, name: who(a.high_bidder) })),
+      a.bids.length ? h("p", { class: "small bar-bids" }, a.bids.slice(-3).map(([s, amount]) => (amount ? `${who(s)}: ${amount}` : t("web.kh.bid_pass", { name: who(s) }))).join(" · ")) : null,
       h("p", { class: "small", "data-whose-turn": "1" }, turn)));
   } else {
-    if (t) parts.push(h("div", { class: "lot" }, cardArt(rules, t.species < rules.species.length ? t.species : 2 * rules.species.length)));
+    if (trade) parts.push(h("div", { class: "lot" }, cardArt(rules, trade.species < rules.species.length ? trade.species : 2 * rules.species.length)));
     parts.push(h("div", { class: "bar-text" }, h("p", { "data-whose-turn": "1" }, turn)));
   }
   return h("div", { class: "kh-bar", "aria-hidden": "true" }, parts);

@@ -633,6 +633,9 @@ class Table:
         """Bind a (re)connected client to its seat: it gets game_start, the events it may see
         from ``since``, and its open requests again."""
         seat = self.seats[seat_index]
+        if seat.conn is conn:  # the same socket (a seat taken back): it has every event sent
+            self._release_held(seat)  # up to ``seen`` on its way already, in order
+            since = max(since, self.seen)
         seat.conn = conn
         seat.left = False
         seat.away_since = None

@@ -279,3 +279,47 @@ def test_a_version_that_fails_validation_is_not_played_and_the_author_sees_why(
         assert "cannot go on" in shown["faults"][0], shown
     again = hosted.run_round()[name]  # an invalid version is not played
     assert again == "version 1 is invalid: not played", again
+
+
+@pytest.mark.parametrize("linking", ["static", "dynamic"])
+def test_a_prebuilt_binary_is_validated_and_plays_ranked_in_the_sandbox(
+    server: RunningServer, open_dir: Path, linking: str
+) -> None:
+    """Language ``binary``: the C starter kit compiled outside the sandbox (gcc on the host,
+    statically linked or against the host's libc in /usr), uploaded as the program itself."""
+    import shutil
+    import subprocess
+
+    from hosted_bots import KITS, manifest
+
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is missing (Debian package gcc): no binary to upload")
+    program = open_dir / f"kit-{linking}"
+    argv = [gcc, "-O2", "-o", str(program), str(KITS / "c" / "bot.c"), "-lm"]
+    if linking == "static":
+        argv.insert(1, "-static")
+    made = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if linking == "static" and made.returncode != 0 and "-lc" in made.stderr:
+        pytest.skip(f"no static libc here (Debian package libc6-dev): {made.stderr[-200:]}")
+    assert made.returncode == 0, made.stderr
+    name = f"hostbin-{linking}"
+    files = {"cardtable.json": manifest(name, "binary", "bin/kit"), "bin/kit": program.read_bytes()}
+    token = server.register(name)
+    reply = upload(server, name, token, tar_gz(files))  # tar_gz writes mode 0644: no +x given
+    assert reply.status_code == 201, reply.text
+    assert reply.json()["language"] == "binary"
+    chosen = LOOPBACK.put(
+        f"{server.http}/api/bots/{name}/hosted", json={"version": 1}, headers=auth(token)
+    )
+    assert chosen.status_code == 200, chosen.text
+    hosted = worker(server, open_dir / "cache")
+
+    first = hosted.run_round()
+    assert first[name]["validated"] is True, first[name]
+    assert first[name]["faults"] == [], first[name]
+    second = hosted.run_round()[name]
+    assert len(second) == 1 and not second[0].faults, second
+    game = server.get(f"/api/games/{second[0].game_id}")
+    assert game["lobby"] == "ranked" and game["status"] == "finished", game
+    assert second[0].decisions > 0 and second[0].place is not None, second[0]

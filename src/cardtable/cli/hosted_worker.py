@@ -35,6 +35,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pause", type=float, default=5.0, help="seconds between rounds")
     p.add_argument("--redis", default=None, help="share the bots among workers: the Redis URL")
     p.add_argument(
+        "--redis-prefix", default="cardtable", help="the prefix of the workers' Redis keys"
+    )
+    p.add_argument(
+        "--lease",
+        type=int,
+        default=60,
+        metavar="S",
+        help="seconds a worker's lease on a bot lasts unless renewed (every S/3 while it plays "
+        "the bot): a dead worker's bots go to another worker within S + --pause seconds",
+    )
+    p.add_argument(
         "--tournament",
         default=None,
         metavar="ID",
@@ -89,19 +100,30 @@ def run(args: argparse.Namespace) -> int:
         game=args.game,
         games=args.games,
         redis_url=args.redis,
+        redis_prefix=args.redis_prefix,
+        lease_s=max(1, args.lease),
+        on_lease=lambda what, bot, at: print(f"[lease] {what} {bot} at {at:.6f}", flush=True),
     )
     if args.tournament:
         outcome = worker.play_tournament(args.tournament)
         for bot, what in sorted(outcome.items()):
             print(f"[tournament {args.tournament}] {bot}: {summary(what)}", flush=True)
         return 0
+    if args.rounds == 0:  # until stopped: each free bot taken as soon as it is free
+        import threading
+
+        def said(bot: str, what: object) -> None:
+            print(f"[served] {bot}: {summary(what)}", flush=True)
+
+        worker.serve(threading.Event(), args.pause, said)
+        return 0
     done = 0
-    while args.rounds == 0 or done < args.rounds:
+    while done < args.rounds:
         outcome = worker.run_round()
         done += 1
         for bot, what in sorted(outcome.items()):
             print(f"[round {done}] {bot}: {summary(what)}", flush=True)
-        if args.rounds == 0 or done < args.rounds:
+        if done < args.rounds:
             time.sleep(args.pause)
     return 0
 
@@ -109,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
 def summary(what: object) -> str:
     if isinstance(what, list):
         faults = sum(len(r.faults) for r in what)
-        return f"{len(what)} games, places {[r.place for r in what]}, {faults} faults"
+        games = " ".join(r.game_id for r in what)
+        return f"{len(what)} games, places {[r.place for r in what]}, {faults} faults: {games}"
     if isinstance(what, dict) and "validated" in what:
         return ("validated" if what["validated"] else "NOT validated") + (
             f": {what.get('error') or what.get('faults')}"

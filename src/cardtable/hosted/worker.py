@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import secrets
 import shlex
 import shutil
 import socket
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,17 @@ from cardtable.server.submissions.archive import (
 from cardtable.server.submissions.login import hosted_token
 
 log = logging.getLogger("cardtable.hosted")
+
+#: Seconds a worker's lease on a bot lasts in Redis unless renewed (renewed every third of it
+#: while the worker plays the bot): how long a killed worker's bots wait for another worker.
+LEASE_S = 60
+
+#: Renew the lease only while this worker holds it (a compare-and-set: the lease may have run
+#: out and another worker taken it); delete it likewise.
+_RENEW = """if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('expire', KEYS[1], ARGV[2]) else return 0 end"""
+_RELEASE = """if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1]) else return 0 end"""
 
 #: Bytes of one game's stderr sent to the server, its last ones (under the server's default
 #: body limit of 64 KiB; the server keeps at most ``hosted_log_bytes``).
@@ -91,7 +106,11 @@ class HostedWorker:
     games: int = 1
     redis_url: str | None = None
     redis_prefix: str = "cardtable"
+    lease_s: int = LEASE_S
     on_report: Callable[[str, Any], None] | None = None
+    #: what the worker does with its bots' leases: ``(what, bot, at)``, ``what`` one of
+    #: ``took`` (``at`` just after the SET), ``let go`` (``at`` just before the DEL), ``lost``
+    on_lease: Callable[[str, str, float], None] | None = None
     prepared: dict[tuple[str, str], Prepared] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -102,7 +121,10 @@ class HostedWorker:
             headers={"Authorization": f"Bearer {self.admin_token}"},
             timeout=30,
         )
-        self.name = f"{socket.gethostname()}-{id(self):x}"
+        # unique among workers: two processes of one machine may hold objects at one address
+        self.name = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"
+        self.busy: set[str] = set()  # the bots this worker plays now (serve)
+        self._busy_lock = threading.Lock()
         self._redis: Any = None
         if self.redis_url:
             import redis
@@ -162,13 +184,56 @@ class HostedWorker:
             if not self._claim(item.bot):
                 outcome[item.bot] = "played by another worker"
                 continue
-            thread = threading.Thread(target=self._serve, args=(item, outcome), daemon=True)
+            thread = threading.Thread(target=self._leased, args=(item, outcome), daemon=True)
             thread.start()
-            threads.append((item, thread))
-        for item, thread in threads:
+            threads.append(thread)
+        for thread in threads:
             thread.join()
-            self._release(item.bot)
         return outcome
+
+    def serve(
+        self,
+        stop: threading.Event,
+        pause: float,
+        on_outcome: Callable[[str, Any], None] | None = None,
+    ) -> None:
+        """Until ``stop``: every ``pause`` seconds, take each chosen bot that no worker holds
+        (its lease free) and that this worker does not play already, and serve it once in a
+        thread of its own (validate, or ``games`` ranked games), then let it go. A bot of a
+        worker that died is taken within its lease (``lease_s``) plus ``pause``."""
+        while not stop.is_set():
+            try:
+                items = self.work()
+            except httpx.HTTPError as exc:
+                log.warning("the server's work list: %s", exc)
+                items = []
+            for item in items:
+                with self._busy_lock:
+                    if item.bot in self.busy:
+                        continue
+                    if not self._claim(item.bot):
+                        continue
+                    self.busy.add(item.bot)
+                thread = threading.Thread(
+                    target=self._serve_once, args=(item, on_outcome), daemon=True
+                )
+                thread.start()
+            stop.wait(pause)
+
+    def _serve_once(self, item: WorkItem, on_outcome: Callable[[str, Any], None] | None) -> None:
+        outcome: dict[str, Any] = {}
+        try:
+            self._leased(item, outcome)
+        finally:
+            with self._busy_lock:
+                self.busy.discard(item.bot)
+        if on_outcome is not None:
+            on_outcome(item.bot, outcome.get(item.bot))
+
+    def _leased(self, item: WorkItem, outcome: dict[str, Any]) -> None:
+        """Serve ``item`` (claimed already) while renewing its lease, then let it go."""
+        with self._renewing(item.bot):
+            self._serve(item, outcome)
 
     def _serve(self, item: WorkItem, outcome: dict[str, Any]) -> None:
         try:
@@ -192,6 +257,13 @@ class HostedWorker:
         outcome: dict[str, Any] = {}
 
         def enter(item: WorkItem) -> None:
+            if not self._claim(item.bot):
+                outcome[item.bot] = "played by another worker"
+                return
+            with self._renewing(item.bot):
+                enter_claimed(item)
+
+        def enter_claimed(item: WorkItem) -> None:
             try:
                 prepared = self.prepare(item)
                 if item.status != "valid":
@@ -316,14 +388,57 @@ class HostedWorker:
 
     # -- sharing the work through Redis ----------------------------------------------------
 
+    def _key(self, bot: str) -> str:
+        return f"{self.redis_prefix}:hosted:claim:{bot}"
+
     def _claim(self, bot: str) -> bool:
+        """Take ``bot``'s lease (``SET key NAME NX EX lease_s``); always, without Redis."""
         if self._redis is None:
             return True
-        key = f"{self.redis_prefix}:hosted:claim:{bot}"
-        return bool(self._redis.set(key, self.name, nx=True, ex=3600))
+        took = bool(self._redis.set(self._key(bot), self.name, nx=True, ex=self.lease_s))
+        if took:
+            self._said("took", bot, time.time())
+        return took
+
+    @contextmanager
+    def _renewing(self, bot: str) -> Iterator[None]:
+        """Renew ``bot``'s lease every third of ``lease_s`` while the body runs, then let it
+        go (only if it is still this worker's)."""
+        if self._redis is None:
+            yield
+            return
+        done = threading.Event()
+
+        def renew() -> None:
+            while not done.wait(self.lease_s / 3):
+                try:
+                    kept = self._redis.eval(_RENEW, 1, self._key(bot), self.name, self.lease_s)
+                except Exception as exc:  # Redis away a moment: try again at the next beat
+                    log.warning("renewing the lease on %s: %s", bot, exc)
+                    continue
+                if not kept:
+                    self._said("lost", bot, time.time())
+                    return
+
+        beat = threading.Thread(target=renew, daemon=True, name=f"lease-{bot}")
+        beat.start()
+        try:
+            yield
+        finally:
+            done.set()
+            beat.join()
+            self._release(bot)
 
     def _release(self, bot: str) -> None:
         if self._redis is not None:
-            key = f"{self.redis_prefix}:hosted:claim:{bot}"
-            if self._redis.get(key) == self.name.encode():
-                self._redis.delete(key)
+            at = time.time()
+            try:
+                if self._redis.eval(_RELEASE, 1, self._key(bot), self.name):
+                    self._said("let go", bot, at)
+            except Exception as exc:  # the lease runs out by itself
+                log.warning("letting go of %s: %s", bot, exc)
+
+    def _said(self, what: str, bot: str, at: float) -> None:
+        log.info("%s %s (%s)", what, bot, self.name)
+        if self.on_lease is not None:
+            self.on_lease(what, bot, at)

@@ -323,3 +323,75 @@ def test_a_prebuilt_binary_is_validated_and_plays_ranked_in_the_sandbox(
     game = server.get(f"/api/games/{second[0].game_id}")
     assert game["lobby"] == "ranked" and game["status"] == "finished", game
     assert second[0].decisions > 0 and second[0].place is not None, second[0]
+
+
+def test_the_server_refuses_rated_joins_of_a_hosted_bot_whose_version_is_not_validated(
+    server: RunningServer,
+) -> None:
+    """Attack: a worker (or whoever holds the organiser's token) plays a hosted bot's version
+    that never passed validation, or failed it, in ranked, tournament or rated games: the server
+    itself refuses each such join with ``not_validated``; unrated practice (the validation game)
+    stays open, and the author's own token is a connected bot as ever."""
+    from cardtable.server.submissions.login import hosted_token
+    from server.wire import Wire
+
+    name = "gatekept"
+    token = server.register(name)
+    assert upload(server, name, token, tar_gz(python_bot(name))).status_code == 201
+    put = LOOPBACK.put(
+        f"{server.http}/api/bots/{name}/hosted", json={"version": 1}, headers=auth(token)
+    )
+    assert put.status_code == 200
+
+    def join(join_message: dict[str, Any], with_token: str | None = None) -> dict[str, Any]:
+        with Wire(server.ws) as wire:
+            hello = wire.hello_bot(name, with_token or hosted_token(ADMIN, name))
+            assert hello["type"] == "welcome", hello
+            wire.send({"type": "join", **join_message})
+            got = wire.expect("error", "waiting", "game_start")
+            wire.send({"type": "leave"})
+            return got
+
+    rated = [
+        {"lobby": "ranked", "game": "kuhhandel"},
+        {"lobby": "tournament", "tournament": "t-none"},
+        {"lobby": "practice", "game": "kuhhandel", "rated": True},
+        {"lobby": "challenge", "opponent": "someone", "game": "kuhhandel", "rated": True},
+    ]
+    for message in rated:  # version 1 is new: no validation game played yet
+        got = join(message)
+        assert got["type"] == "error" and got["code"] == "not_validated", (message, got)
+        assert "version 1 has not played its validation game" in got["reason"], got
+
+    def admitted(got: dict[str, Any]) -> bool:
+        """Past the gate: queued or seated, or refused as ``busy`` by the lobby (which only
+        sees joins the gate let through: a game of an earlier join of this bot still runs)."""
+        return got["type"] in ("waiting", "game_start") or got.get("code") == "busy"
+
+    unrated = join({"lobby": "practice", "game": "kuhhandel"})  # the validation game's lobby
+    assert admitted(unrated), unrated
+    own = join({"lobby": "ranked", "game": "kuhhandel"}, with_token=token)  # connected: as ever
+    assert admitted(own), own
+
+    def validated(ok: bool, number: int = 1) -> None:
+        reply = LOOPBACK.post(
+            f"{server.http}/api/hosted/{name}/versions/{number}/validation",
+            json={"ok": ok, "outcome": {}},
+            headers=auth(ADMIN),
+        )
+        assert reply.status_code == 200, reply.text
+
+    validated(False)
+    failed = join({"lobby": "ranked", "game": "kuhhandel"})
+    assert failed["code"] == "not_validated" and "failed validation" in failed["reason"], failed
+    validated(True)
+    passed = join({"lobby": "ranked", "game": "kuhhandel"})
+    assert admitted(passed), passed
+    # a new version chosen while the worker's login is the same: refused again until validated
+    assert upload(server, name, token, tar_gz(python_bot(name))).status_code == 201
+    put = LOOPBACK.put(
+        f"{server.http}/api/bots/{name}/hosted", json={"version": 2}, headers=auth(token)
+    )
+    assert put.status_code == 200
+    again = join({"lobby": "ranked", "game": "kuhhandel"})
+    assert again["code"] == "not_validated" and "version 2" in again["reason"], again

@@ -58,6 +58,9 @@ ERROR_CODES: dict[str, str] = {
     "unknown_game": "no such game, rule set or bot",
     "bad_join": "the join cannot be served (wrong lobby for this identity, full table...)",
     "unknown_invite": "no open private table has this invite code",
+    "not_validated": "a hosted bot's worker joined the ranked or tournament lobby, or a rated "
+    "game, while the bot's chosen version has not passed its validation game "
+    "(docs/hosted-bots.md)",
     "tournament_over": "the tournament is finished or cancelled (or the organiser banned or "
     "disqualified you from it): no more games to join",
     "challenge_declined": "the bot you challenged declined, or did not answer in time",

@@ -30,6 +30,7 @@ from cardtable.server.metrics import Stamp
 from cardtable.server.proxies import client_address
 from cardtable.server.rematch import decline as decline_rematch
 from cardtable.server.store.db import now
+from cardtable.server.submissions.login import NOT_VALIDATED, is_hosted_token, join_refusal
 from cardtable.server.submissions.login import authenticate as hosted_login
 
 log = logging.getLogger("cardtable.server.connection")
@@ -91,6 +92,7 @@ class Session:
         #: A bot's ladder suspension as of its ``hello``: until when, and the refusal's reason.
         self.suspension: tuple[datetime, str] | None = None
         self.wants_chat = False
+        self.hosted = False  # logged in with a worker's hosted token (server/submissions/)
         settings = hub.settings
         self._tokens = float(settings.flood_burst)
         self._rate = settings.flood_rate
@@ -306,6 +308,13 @@ class Session:
             return
         member = self.member
         if kind == "join":
+            if self.hosted:  # a hosted bot's rated joins need a validated version
+                refusal = await asyncio.get_running_loop().run_in_executor(
+                    self.hub.db_executor, join_refusal, self.hub.store, member.name, message
+                )
+                if refusal is not None:
+                    self.send({"type": "error", "code": NOT_VALIDATED, "reason": refusal})
+                    return
             try:
                 await self.hub.join(member, message)
             except JoinError as exc:
@@ -438,6 +447,7 @@ class Session:
                     f"{identity.suspended_reason}",
                 )
             self.member = Member(self, f"bot:{name}", name, "bot", identity.id)
+            self.hosted = bool(self.hub.settings.admin_token) and is_hosted_token(token)
             self.bot_version = str(message.get("version") or "")[:64] or None
             you = {"name": name, "kind": "bot"}
         elif message.get("person") is True:

@@ -170,6 +170,21 @@ class SubmissionStore:
                 is not None
             )
 
+    def chosen(self, name: str) -> tuple[int, str] | None:
+        """The number and status (``new``, ``valid``, ``invalid``) of the version ``name``
+        plays, or ``None`` when it has chosen none."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(bot_versions.c.number, bot_versions.c.status)
+                .select_from(
+                    hosted_bots.join(
+                        bot_versions, bot_versions.c.id == hosted_bots.c.version_id
+                    ).join(players, players.c.id == hosted_bots.c.player_id)
+                )
+                .where(players.c.name == name)
+            ).first()
+        return None if row is None else (int(row.number), str(row.status))
+
     def public(self, name: str) -> dict[str, Any] | None:
         """What the bot page shows of a hosted bot to everyone: the version that plays, its
         language, the start of its SHA-256, whether it is validated and in which game (public

@@ -27,7 +27,6 @@ LANGUAGES = ("en", "de", "fr", "nl", "it")
 
 #: pages whose words are still English only (issue 38: the table flow and the lobby first)
 PENDING = {
-    "analysis.js": "the analysis page",
     "botpage.js": "bot and profile pages",
     "replay.js": "the replay page",
     "seatview.js": "the replay's seat view",

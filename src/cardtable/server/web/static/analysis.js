@@ -15,11 +15,24 @@
 // panel.update(position).
 
 import { h, svg, clear, getJSON } from "./dom.js";
+import { t, has, lang, num } from "./i18n.js";
 
 const POLL_MS = 500;
 
-const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const signed = (x) => `${x >= 0 ? "+" : ""}${x.toFixed(1)}`;
+// numbers as the person writes them (Intl, in the page's language): a chance as a percentage
+// with one decimal, a value with one decimal, a margin with its sign
+const formats = new Map();
+function format(name, options) {
+  const key = `${lang} ${name}`;
+  if (!formats.has(key)) formats.set(key, new Intl.NumberFormat(lang, options));
+  return formats.get(key);
+}
+const pct = (x) => format("pct", { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(x);
+const axisPct = (x) => format("axis", { style: "percent", maximumFractionDigits: 0 }).format(x);
+const one = (x) => format("one", { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(x);
+const signed = (x) => format("signed", { minimumFractionDigits: 1, maximumFractionDigits: 1, signDisplay: "exceptZero" }).format(x);
+/** A request kind (a code) in the person's words; the code itself for a kind the catalog lacks. */
+const kindName = (kind) => (has(`web.analysis.kind.${kind}`) ? t(`web.analysis.kind.${kind}`) : kind);
 
 /**
  * The panel. opts: {gameId, replay (GET /api/games/{id}/replay), show(position), moveButtons
@@ -35,10 +48,10 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
   let polling = null;
   let askedSeat = null;
 
-  const seatSelect = h("select", { id: "an-seat" }, names.map((n, s) => h("option", { value: s }, `seat ${s}: ${n}`)));
-  const button = h("button", { type: "button", class: "primary", "data-control": "analyse" }, "Analyse");
+  const seatSelect = h("select", { id: "an-seat" }, names.map((n, s) => h("option", { value: s }, t("web.analysis.seat_option", { seat: s, name: n }))));
+  const button = h("button", { type: "button", class: "primary", "data-control": "analyse" }, t("web.analysis.analyse"));
   const status = h("p", { class: "an-status small", "aria-live": "polite" });
-  const bar = h("progress", { class: "an-progress", max: 1, value: 0, hidden: true, "aria-label": "Analysis progress" });
+  const bar = h("progress", { class: "an-progress", max: 1, value: 0, hidden: true, "aria-label": t("web.analysis.progress_label") });
   const summaryBox = h("div", { class: "an-summary" });
   const graphBox = h("div", { class: "an-graph" });
   const decisionBox = h("div", { class: "an-decision", "aria-live": "polite" });
@@ -46,14 +59,16 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
   // compact beside the board: the heading and the form on one line, the graph, one line of
   // summary; the candidates and how the expert judges go under the board
   const element = h("section", { class: "panel analysis", "aria-labelledby": "an-h" },
-    h("div", { class: "an-head" }, h("h2", { id: "an-h" }, "Expert analysis"),
-      h("div", { class: "an-form" }, h("label", { for: "an-seat" }, "Seat "), seatSelect, button)),
+    h("div", { class: "an-head" }, h("h2", { id: "an-h" }, t("web.analysis.title")),
+      h("div", { class: "an-form" }, h("label", { for: "an-seat" }, t("web.analysis.seat"), " "), seatSelect, button)),
     bar, status, graphBox, summaryBox);
   const under = h("div", { class: "an-under" }, decisionBox,
-    h("p", { class: "small muted" }, "The expert searches every decision of one seat from that seat's view only (what it could see then), values each answer it considers and the one given, and marks the clear mistakes. ", h("a", { href: "/docs-pages/analysis" }, "How it works"), "."),
+    h("p", { class: "small muted" }, t("web.analysis.how"), " ", h("a", { href: "/docs-pages/analysis" }, t("web.analysis.how_link")), "."),
     thresholdBox);
 
   const seat = () => Number(seatSelect.value);
+  /** The unit of a loss, named by the game (a code): win chance's points or round points. */
+  const unit = () => t("web.analysis.unit", { game: result ? result.game : replay.game });
 
   function stopPolling() {
     if (polling) clearTimeout(polling);
@@ -69,7 +84,7 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
     }
     if (row.status === "failed") {
       bar.hidden = true;
-      status.textContent = `The analysis failed: ${row.error || "unknown reason"}.`;
+      status.textContent = t("web.analysis.failed", { reason: row.error || t("web.analysis.unknown_reason") });
       status.className = "an-status small error";
       button.disabled = false;
       return true;
@@ -79,8 +94,10 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
     bar.value = row.done || 0;
     status.className = "an-status small";
     status.textContent = row.status === "queued"
-      ? "Waiting for the analysis worker…"
-      : `Analysing… ${row.done} of ${row.total || "?"} decisions`;
+      ? t("web.analysis.waiting")
+      : row.total
+        ? t("web.analysis.running", { done: row.done || 0, total: row.total })
+        : t("web.analysis.running_start");
     element.dataset.state = "running";
     return false;
   }
@@ -91,7 +108,7 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
       getJSON(`${base}?seat=${s}`).then((row) => {
         if (askedSeat !== s) return;
         if (!showStatus(row)) poll(s);
-      }).catch((err) => { status.textContent = `Could not read the analysis: ${err.message}`; button.disabled = false; });
+      }).catch((err) => { status.textContent = t("web.analysis.read_failed", { error: err.message }); button.disabled = false; });
     }, POLL_MS);
   }
 
@@ -101,7 +118,7 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
     clearResult();
     button.disabled = true;
     status.className = "an-status small";
-    status.textContent = "Asking the server…";
+    status.textContent = t("web.analysis.asking");
     try {
       const reply = await fetch(`${base}?seat=${s}`, { method: "POST", headers: { Accept: "application/json" } });
       const row = await reply.json().catch(() => ({}));
@@ -113,7 +130,7 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
       }
       if (!showStatus(row)) poll(s);
     } catch (err) {
-      status.textContent = `Could not start the analysis: ${err.message}`;
+      status.textContent = t("web.analysis.start_failed", { error: err.message });
       button.disabled = false;
     }
   }
@@ -141,20 +158,26 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
     const reviews = data.reviews.filter((r) => r.seat === s);
     byIndex = new Map(reviews.map((r) => [r.index, r]));
     const sum = data.summary[String(s)];
-    const budget = data.budget.worlds ? `${data.budget.worlds} worlds per decision` : `${data.budget.seconds} s per decision`;
-    const kinds = Object.entries(sum.by_kind).map(([kind, n]) => `${n} × ${kind}`).join(", ");
+    const budget = data.budget.worlds
+      ? t("web.analysis.budget_worlds", { n: data.budget.worlds })
+      : t("web.analysis.budget_seconds", { seconds: data.budget.seconds });
+    const kinds = Object.entries(sum.by_kind).map(([kind, n]) => `${num(n)} × ${kind}`).join(", ");
     clear(summaryBox).append(
-      h("p", {}, h("strong", {}, `${names[s]}: ${sum.mistakes} ${sum.mistakes === 1 ? "mistake" : "mistakes"}`),
-        ` in ${sum.searched} searched decisions (${(100 * sum.rate).toFixed(1)}%)`,
+      h("p", {}, h("strong", {}, t("web.analysis.summary_mistakes", { name: names[s], n: sum.mistakes })),
+        " ", t("web.analysis.summary_searched", { n: sum.searched, rate: pct(sum.rate) }),
         kinds ? h("span", { class: "an-kinds" }, `: ${kinds}`) : null, "."));
-    thresholdBox.textContent = `${sum.decisions} decisions of ${names[s]} in all. ${data.threshold.words.replace(/^a/, "A")}. ${budget}.`;
+    thresholdBox.textContent = [
+      t("web.analysis.decisions_in_all", { n: sum.decisions, name: names[s] }),
+      t("web.analysis.threshold", { loss: data.threshold.loss_at_least, unit: unit(), z: data.threshold.noise_z }),
+      budget,
+    ].join(" ");
     graphBox.replaceChildren(graph(reviews));
     for (const r of reviews) {
       if (!r.mistake) continue;
       const b = moveButtons.get(r.index + 1);
       if (!b) continue;
       b.classList.add("an-mistake");
-      b.append(h("span", { class: "an-mark", title: `Mistake: ${r.mistake_kind}` }, " ?"));
+      b.append(h("span", { class: "an-mark", title: t("web.analysis.mark_title", { kind: r.mistake_kind }) }, " ?"));
     }
     show(position, { keepAddress: true }); // the board again, with the expert's word on it
   }
@@ -171,7 +194,7 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
     const path = (list) => list.map(([px, py], i) => `${i ? "L" : "M"}${px.toFixed(1)},${py.toFixed(1)}`).join(" ");
     const grid = [0, 0.25, 0.5, 0.75, 1].flatMap((p) => [
       svg("line", { x1: L, x2: W - R, y1: y(p), y2: y(p), class: "an-grid" }),
-      svg("text", { x: L - 4, y: y(p) + 4, class: "an-axis", "text-anchor": "end" }, `${100 * p}%`),
+      svg("text", { x: L - 4, y: y(p) + 4, class: "an-axis", "text-anchor": "end" }, axisPct(p)),
     ]);
     const cursor = svg("line", { x1: x(position), x2: x(position), y1: T, y2: H - B, class: "an-cursor" });
     // a mistake is a button over the graph, 28 px whatever the graph's scale (a finger's size:
@@ -181,15 +204,15 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
       return h("button", {
         type: "button", class: "an-dot", "data-step": r.index + 1,
         style: { left: `${(100 * x(r.index + 1)) / W}%`, top: `${(100 * y(c.win)) / H}%` },
-        "aria-label": `Mistake at move ${r.index + 1}: ${r.mistake_kind}`,
-        title: `Move ${r.index + 1}: ${r.taken_label} — ${r.mistake_kind}`,
+        "aria-label": t("web.analysis.dot_label", { move: r.index + 1, kind: r.mistake_kind }),
+        title: t("web.analysis.dot_title", { move: r.index + 1, answer: r.taken_label, kind: r.mistake_kind }),
         onclick: () => { show(r.index + 1); boardInView(); },
       });
     });
     const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "an-chart", role: "group",
-      "aria-label": `Win chance of ${names[result.seats[0]]} after each searched decision, ${dots.length} mistakes marked` },
+      "aria-label": t("web.analysis.chart_label", { name: names[result.seats[0]], n: dots.length }) },
     grid,
-    svg("text", { x: W - R, y: H - 4, class: "an-axis", "text-anchor": "end" }, "move →"),
+    svg("text", { x: W - R, y: H - 4, class: "an-axis", "text-anchor": "end" }, t("web.analysis.axis_move")),
     svg("path", { d: path(best), class: "an-best" }),
     svg("path", { d: path(taken), class: "an-line" }),
     cursor);
@@ -201,8 +224,8 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
     });
     graphBox.cursor = { el: cursor, x };
     return h("figure", {}, h("div", { class: "an-plot" }, chart, dots),
-      h("figcaption", { class: "small muted" }, "Win chance:", h("span", { class: "an-key an-key-line" }), " given",
-        h("span", { class: "an-key an-key-best" }), " expert's best", h("span", { class: "an-key an-key-dot" }), " mistake (tap it)"));
+      h("figcaption", { class: "small muted" }, t("web.analysis.key_title"), h("span", { class: "an-key an-key-line" }), " ", t("web.analysis.key_given"),
+        h("span", { class: "an-key an-key-best" }), " ", t("web.analysis.key_best"), h("span", { class: "an-key an-key-dot" }), " ", t("web.analysis.key_mistake")));
   }
 
   /** The replay moved to `pos` (moves played): the candidates of the seat's decision there. */
@@ -218,32 +241,32 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
     if (!r) {
       const s = result.seats[0];
       const nextOne = [...byIndex.keys()].find((i) => i + 1 > pos);
-      clear(decisionBox).append(h("p", { class: "small muted" }, `Move ${pos} is not a decision of ${names[s]}. `,
-        nextOne !== undefined ? h("button", { type: "button", class: "link", onclick: () => show(nextOne + 1) }, `Its next decision: move ${nextOne + 1}`) : null));
+      clear(decisionBox).append(h("p", { class: "small muted" }, t("web.analysis.not_a_decision", { move: pos, name: names[s] }), " ",
+        nextOne !== undefined ? h("button", { type: "button", class: "link", onclick: () => show(nextOne + 1) }, t("web.analysis.next_decision", { move: nextOne + 1 })) : null));
       return;
     }
-    const head = h("p", {}, h("strong", {}, `Move ${pos}, decision ${r.number} (${r.kind}): `), r.taken_label);
+    const head = h("p", {}, h("strong", {}, t("web.analysis.decision_head", { move: pos, number: r.number, kind: kindName(r.kind) }), " "), r.taken_label);
     if (!r.searched) {
-      clear(decisionBox).append(head, h("p", { class: "small muted" }, "One sensible answer here: not searched."));
+      clear(decisionBox).append(head, h("p", { class: "small muted" }, t("web.analysis.not_searched")));
       return;
     }
     const order = r.candidates.map((c, i) => i).sort((a, b) => r.candidates[b].utility - r.candidates[a].utility);
     const rows = order.map((i) => {
       const c = r.candidates[i];
-      const marks = [i === r.best_at ? "best" : "", i === r.taken_at ? "given" : ""].filter(Boolean).join(", ");
+      const marks = [i === r.best_at ? t("web.analysis.tag_best") : "", i === r.taken_at ? t("web.analysis.tag_given") : ""].filter(Boolean).join(", ");
       return h("tr", { class: `${i === r.best_at ? "an-is-best" : ""} ${i === r.taken_at ? "an-is-taken" : ""}` },
-        h("td", { "data-label": "Answer" }, c.label, marks ? h("span", { class: "an-tag" }, ` (${marks})`) : null),
-        h("td", { "data-label": "Win chance", class: "num" }, `${pct(c.win)} ± ${(100 * c.win_se).toFixed(1)}`),
-        h("td", { "data-label": "Margin", class: "num" }, `${signed(c.margin)} ± ${c.margin_se.toFixed(1)}`));
+        h("td", { "data-label": t("web.analysis.answer") }, c.label, marks ? h("span", { class: "an-tag" }, ` (${marks})`) : null),
+        h("td", { "data-label": t("web.analysis.win_chance"), class: "num" }, `${pct(c.win)} ± ${one(100 * c.win_se)}`),
+        h("td", { "data-label": t("web.analysis.margin_short"), class: "num" }, `${signed(c.margin)} ± ${one(c.margin_se)}`));
     });
     const verdict = r.best_at === r.taken_at
-      ? h("p", { class: "an-verdict good" }, "The expert agrees with the answer given.")
-      : h("p", { class: `an-verdict ${r.mistake ? "bad" : ""}` }, r.mistake ? `Mistake: ${r.mistake_kind}. ` : "Not a clear mistake. ",
-        `The expert prefers "${r.best_label}": the answer given costs ${r.loss.toFixed(1)} ± ${r.loss_se.toFixed(1)} ${result.threshold.unit}.`);
+      ? h("p", { class: "an-verdict good" }, t("web.analysis.agrees"))
+      : h("p", { class: `an-verdict ${r.mistake ? "bad" : ""}` }, r.mistake ? t("web.analysis.mistake", { kind: r.mistake_kind }) : t("web.analysis.not_clear"), " ",
+        t("web.analysis.prefers", { best: r.best_label, loss: one(r.loss), se: one(r.loss_se), unit: unit() }));
     clear(decisionBox).append(head, verdict,
       h("div", { class: "table-wrap" }, h("table", { class: "an-candidates" },
-        h("caption", { class: "sr-only" }, "The expert's candidates at this decision"),
-        h("thead", {}, h("tr", {}, ["Answer", "Win chance", "Score margin"].map((t) => h("th", { scope: "col" }, t)))),
+        h("caption", { class: "sr-only" }, t("web.analysis.candidates_caption")),
+        h("thead", {}, h("tr", {}, ["answer", "win_chance", "margin"].map((k) => h("th", { scope: "col" }, t(`web.analysis.${k}`))))),
         h("tbody", {}, rows))));
   }
 
@@ -262,11 +285,13 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
     if (!r || !r.searched) return null;
     const taken = r.candidates[r.taken_at], best = r.candidates[r.best_at];
     if (r.best_at === r.taken_at) {
-      return h("p", { class: "an-on-board good", "data-best": r.best_label }, `${names[result.seats[0]]}: ${r.taken_label}. The expert agrees.`);
+      return h("p", { class: "an-on-board good", "data-best": r.best_label }, t("web.analysis.board_agrees", { name: names[result.seats[0]], answer: r.taken_label }));
     }
     return h("div", { class: `an-on-board${r.mistake ? " bad" : ""}`, "data-best": r.best_label },
-      h("p", {}, `${r.mistake ? `Mistake: ${r.mistake_kind}. ` : ""}${names[result.seats[0]]}: ${r.taken_label} (win ${pct(taken.win)}).`),
-      h("p", { class: "an-better" }, "The expert's answer: ", h("strong", {}, r.best_label), ` (win ${pct(best.win)}).`));
+      h("p", {}, r.mistake ? `${t("web.analysis.mistake", { kind: r.mistake_kind })} ` : "",
+        t("web.analysis.board_taken", { name: names[result.seats[0]], answer: r.taken_label, win: pct(taken.win) })),
+      h("p", { class: "an-better" }, t("web.analysis.board_better"), " ", h("strong", {}, r.best_label), " ",
+        t("web.analysis.board_better_win", { win: pct(best.win) })));
   }
 
   button.addEventListener("click", start);

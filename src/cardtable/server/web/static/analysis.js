@@ -185,7 +185,7 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
   /** The value graph: win chance of the answer given (line), the best (dashed), mistakes. */
   function graph(reviews) {
     const pts = reviews.filter((r) => r.searched);
-    const W = 600, H = 130, L = 34, R = 8, T = 8, B = 18;
+    const W = 600, H = 130, L = 42, R = 8, T = 8, B = 18;
     const last = Math.max(1, replay.frames.length - 1);
     const x = (step) => L + ((W - L - R) * step) / last;
     const y = (p) => T + (H - T - B) * (1 - p);

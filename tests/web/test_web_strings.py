@@ -28,7 +28,6 @@ LANGUAGES = ("en", "de", "fr", "nl", "it")
 #: pages whose words are still English only (issue 38: the table flow and the lobby first)
 PENDING = {
     "botpage.js": "bot and profile pages",
-    "replay.js": "the replay page",
     "seatview.js": "the replay's seat view",
 }
 

@@ -12,7 +12,8 @@
 // by the table screens), through drawBoard() below: a replay looks like the table.
 
 import { h, clear, getJSON } from "./dom.js";
-import { describe, list as countedNotes } from "./describe.js";
+import { describe, list as countedNotes, animal } from "./describe.js";
+import { t } from "./i18n.js";
 import { gameName, gameTitle, ruleSetName, seatPages } from "./names.js";
 import * as KH from "./kuhhandel.js";
 import * as CU from "./cunegonda.js";
@@ -23,29 +24,30 @@ import { analysisPanel } from "./analysis.js";
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
 
 export function renderReplayList(main) {
-  clear(main).append(h("h1", {}, "Replays"), h("p", { class: "muted" }, "Loading…"));
+  clear(main).append(h("h1", {}, t("web.replay.list_title")), h("p", { class: "muted" }, t("web.replay.loading")));
   getJSON("/api/games?limit=100").then(({ games }) => {
     const ended = games.filter((g) => g.status !== "running");
     const running = games.filter((g) => g.status === "running");
-    clear(main).append(...[h("h1", {}, "Replays"),
-      running.length ? h("p", {}, `${running.length} running: `, running.map((g, i) => [i ? ", " : "", h("a", { href: `/watch/${g.id}` }, `watch ${g.names.join(" / ")}`)])) : null,
+    clear(main).append(...[h("h1", {}, t("web.replay.list_title")),
+      running.length ? h("p", {}, `${t("web.replay.running", { count: running.length })} `, running.map((g, i) => [i ? ", " : "", h("a", { href: `/watch/${g.id}` }, t("web.replay.watch", { names: g.names.join(" / ") }))])) : null,
       ended.length ? h("div", { class: "table-wrap" }, h("table", { class: "games" },
-        h("caption", { class: "sr-only" }, "Finished games, newest first"),
-        h("thead", {}, h("tr", {}, ["Game", "Rules", "Players", "Ended", "Result", "Replay"].map((t) => h("th", { scope: "col" }, t)))),
+        h("caption", { class: "sr-only" }, t("web.replay.caption")),
+        h("thead", {}, h("tr", {}, ["game", "rules", "players", "ended", "result", "replay"].map((c) => h("th", { scope: "col" }, t(`web.replay.col.${c}`))))),
         h("tbody", {}, ended.map((g) => h("tr", {},
-          h("td", { "data-label": "Game" }, gameName(g.game)), h("td", { class: "rules", "data-label": "Rules" }, ruleSetName(g)),
-          h("td", { "data-label": "Players" }, g.names.map((n, s) => [s ? ", " : "", nameLink(n, g.pages && g.pages[s])])),
-          h("td", { "data-label": "Ended" }, g.ended_at ? new Date(g.ended_at).toLocaleString() : ""),
-          h("td", { "data-label": "Result" }, g.result ? winners(g) : g.status),
-          h("td", {}, h("a", { href: `/replay/${g.id}`, class: "button", "aria-label": `Replay ${g.names.join(", ")}` }, "Replay")))))))
-        : h("p", {}, "No finished game yet.")].filter(Boolean));
-  }).catch((err) => clear(main).append(h("h1", {}, "Replays"), h("p", { class: "error" }, err.message)));
+          h("td", { "data-label": t("web.replay.col.game") }, gameName(g.game)), h("td", { class: "rules", "data-label": t("web.replay.col.rules") }, ruleSetName(g)),
+          h("td", { "data-label": t("web.replay.col.players") }, g.names.map((n, s) => [s ? ", " : "", nameLink(n, g.pages && g.pages[s])])),
+          h("td", { "data-label": t("web.replay.col.ended") }, g.ended_at ? new Date(g.ended_at).toLocaleString() : ""),
+          h("td", { "data-label": t("web.replay.col.result") }, g.result ? winners(g) : g.status),
+          h("td", {}, h("a", { href: `/replay/${g.id}`, class: "button", "aria-label": t("web.replay.replay_label", { names: g.names.join(", ") }) }, t("web.replay.replay_button"))))))))
+        : h("p", {}, t("web.replay.none"))].filter(Boolean));
+  }).catch((err) => clear(main).append(h("h1", {}, t("web.replay.list_title")), h("p", { class: "error" }, err.message)));
 }
 
 function winners(g) {
   const best = g.names.filter((_, s) => g.result.places[s] === 0);
-  const how = { normal: "", aborted: "stopped early: ", timeout: "stopped (time): " }[g.result.termination];
-  return `${how === undefined ? `${g.result.termination}: ` : how}${best.join(" & ")} won`;
+  const term = g.result.termination;
+  const key = { normal: "web.replay.won", aborted: "web.replay.won_aborted", timeout: "web.replay.won_timeout" }[term];
+  return t(key || "web.replay.won_other", { names: best.join(" & "), termination: term });
 }
 
 // ---------------------------------------------------------------- moves in words
@@ -53,52 +55,53 @@ function winners(g) {
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const cardText = (name) => `${name.slice(0, -1)}${SUITS[name.slice(-1)] || name.slice(-1)}`;
 // notes counted as the log counts them ("4 × 0 + 500 = 500"), not one by one
-const noteList = (notes) => (notes.length ? countedNotes(notes) : "nothing");
+const noteList = (notes) => (notes.length ? countedNotes(notes) : t("web.replay.nothing"));
 
 /** One move in a few words, hidden values included (the game is over). */
 export function moveText(game, frame, names, rules) {
-  const who = names[frame.seat] || `seat ${frame.seat}`;
+  const who = names[frame.seat] || t("web.replay.seat", { seat: frame.seat });
+  const say = (key, args = {}) => t(`web.replay.move.${key}`, { who, ...args });
   const a = frame.action || {};
   if (game === "cunegonda") {
-    if (a.pass) return `${who} passes ${a.pass.map(cardText).join(" ")}`;
-    if (a.play) return `${who} plays ${cardText(a.play)}`;
-    return `${who} moves`;
+    if (a.pass) return say("passes_cards", { cards: a.pass.map(cardText).join(" ") });
+    if (a.play) return say("plays", { card: cardText(a.play) });
+    return say("moves");
   }
-  const species = (k) => (rules && rules.species && rules.species[k] ? rules.species[k].name : `species ${k}`);
+  const species = (k) => (rules && rules.species && rules.species[k] ? animal(rules.species[k].name) : t("web.replay.species", { k }));
   switch (a.kind) {
     case "auction": {
       const drawn = frame.events.find((e) => e.kind === "draw");
-      return drawn ? `${who} draws the ${drawn.data.name}` : `${who} auctions`;
+      return drawn ? say("draws_the", { animal: animal(drawn.data.name) }) : say("auctions");
     }
     case "draw": {
       const drawn = frame.events.find((e) => e.kind === "peek" || e.kind === "draw");
-      return drawn && drawn.data.name ? `${who} draws the ${drawn.data.name}` : `${who} draws`;
+      return drawn && drawn.data.name ? say("draws_the", { animal: animal(drawn.data.name) }) : say("draws");
     }
-    case "bid": return `${who} bids ${a.amount}`;
-    case "pass": return `${who} passes`;
-    case "knock": return `${who} knocks it down`;
-    case "buy": return `${who} keeps the card and pays the highest bid`;
-    case "sell": return `${who} sells to the highest bidder`;
-    case "pay": return `${who} pays ${noteList(a.notes)}`;
-    case "challenge": return `${who} challenges ${names[a.opponent]} for the ${species(a.species)}`;
-    case "offer": return `${who} offers ${noteList(a.notes)}`;
-    case "accept": return `${who} accepts`;
-    case "counter": return `${who} counters ${noteList(a.notes)}`;
-    case "claim": return a.count ? `${who} claims at ${a.count}` : `${who} does not claim`;
-    case "preempt": return `${who} keeps the card and pays the claimant`;
-    case "release": return `${who} lets the claimant have it`;
-    case "take_rat": return `${who} takes the rat`;
-    case "place_note": return `${who} places a ${a.note}`;
-    case "keep": return `${who} keeps it`;
-    case "give": return `${who} gives it away`;
-    default: return `${who}: ${String(a.kind || "moves").replace(/_/g, " ")}`;
+    case "bid": return say("bids", { amount: a.amount });
+    case "pass": return say("passes");
+    case "knock": return say("knocks");
+    case "buy": return say("buys");
+    case "sell": return say("sells");
+    case "pay": return say("pays", { notes: noteList(a.notes) });
+    case "challenge": return say("challenges", { opponent: names[a.opponent], animal: species(a.species) });
+    case "offer": return say("offers", { notes: noteList(a.notes) });
+    case "accept": return say("accepts");
+    case "counter": return say("counters", { notes: noteList(a.notes) });
+    case "claim": return a.count ? say("claims", { count: a.count }) : say("no_claim");
+    case "preempt": return say("preempts");
+    case "release": return say("releases");
+    case "take_rat": return say("takes_rat");
+    case "place_note": return say("places_note", { note: a.note });
+    case "keep": return say("keeps");
+    case "give": return say("gives");
+    default: return say("other", { action: String(a.kind || "moves").replace(/_/g, " ") });
   }
 }
 
 const KH_TURNS = [
-  ["challenge", "trade", "Cow trade"], ["divide", "divide", "Division"], ["rat", "rat", "Rat"],
-  ["countdown", "auction", "Pedigree"], ["draw", "auction", "Auction"], ["auction", "auction", "Auction"],
-  ["skip", "turn", "Skipped"],
+  ["challenge", "trade", "trade"], ["divide", "divide", "division"], ["rat", "rat", "rat"],
+  ["countdown", "auction", "pedigree"], ["draw", "auction", "auction"], ["auction", "auction", "auction"],
+  ["skip", "turn", "skipped"],
 ];
 
 /**
@@ -124,7 +127,7 @@ export function moveGroups(game, frames, names, rules) {
       if (boundary) {
         const passing = Boolean(f.action && f.action.pass);
         if (!passing) trick += 1;
-        const title = passing ? `Round ${round}: passing` : `Round ${round}, trick ${trick}`;
+        const title = passing ? t("web.replay.round_passing", { round }) : t("web.replay.round_trick", { round, trick });
         open = { kind: passing ? "passing" : "trick", round, title, label: title, start: i, moves: [] };
         groups.push(open);
       }
@@ -141,11 +144,12 @@ export function moveGroups(game, frames, names, rules) {
     const count = {};
     groups.forEach((g, n) => {
       const found = KH_TURNS.find(([ev]) => g.events.includes(ev));
-      const [, kind, word] = found || ["", "turn", "Turn"];
+      const [, kind, name] = found || ["", "turn", "turn"];
       g.kind = kind;
-      count[word] = (count[word] || 0) + 1;
+      count[name] = (count[name] || 0) + 1;
       const first = g.moves[0] ? g.moves[0].text : "";
-      g.label = `${word}${kind === "turn" ? "" : ` ${count[word]}`}`;
+      const word = t(`web.replay.turn.${name}`);
+      g.label = kind === "turn" ? word : `${word} ${count[name]}`;
       g.title = `${n + 1}. ${g.label}: ${first}`;
       delete g.events;
     });
@@ -178,12 +182,12 @@ function askedStep() {
 export function renderReplay(main, gameId) {
   let timer = null;
   let cleanupKeys = () => {};
-  clear(main).append(h("h1", {}, "Replay"), h("p", { class: "muted" }, "Loading the record…"));
+  clear(main).append(h("h1", {}, t("web.replay.title")), h("p", { class: "muted" }, t("web.replay.loading_record")));
   const stop = () => { if (timer) clearInterval(timer); timer = null; };
   Promise.all([getJSON(`/api/games/${encodeURIComponent(gameId)}`), getJSON(`/api/games/${encodeURIComponent(gameId)}/replay`)])
     .then(([detail, replay]) => build(detail, replay))
-    .catch((err) => clear(main).append(h("h1", {}, "Replay"), h("p", { class: "error" }, `No replay: ${err.message}`),
-      h("p", {}, "A game can be replayed once it is over. ", h("a", { href: `/watch/${gameId}` }, "Watch it live"), " · ", h("a", { href: "/replay" }, "all replays"))));
+    .catch((err) => clear(main).append(h("h1", {}, t("web.replay.title")), h("p", { class: "error" }, t("web.replay.no_replay", { error: err.message })),
+      h("p", {}, `${t("web.replay.once_over")} `, h("a", { href: `/watch/${gameId}` }, t("web.replay.watch_live")), " · ", h("a", { href: "/replay" }, t("web.replay.all")))));
 
   function build(detail, replay) {
     const names = replay.names;
@@ -207,18 +211,18 @@ export function renderReplay(main, gameId) {
     groups.forEach((g, n) => g.moves.forEach((m) => { groupOf[m.step] = n; }));
 
     const boardBox = h("div", { class: "board-col" });
-    const logBox = h("ol", { class: "log", tabindex: "0", "aria-label": "What happened up to this move" });
+    const logBox = h("ol", { class: "log", tabindex: "0", "aria-label": t("web.replay.log_label") });
     const stepText = h("p", { class: "step", "aria-live": "polite" });
-    const linkHere = h("a", { class: "position-link small" }, "Link to this position");
+    const linkHere = h("a", { class: "position-link small" }, t("web.replay.link_here"));
     const scrub = h("input", { type: "range", min: 0, max: last, value: 0, id: "scrub" });
-    const playButton = h("button", { type: "button", class: "primary", "aria-label": "Play", "data-control": "play" }, "▶ Play");
+    const playButton = h("button", { type: "button", class: "primary", "aria-label": t("web.replay.play_label"), "data-control": "play" }, t("web.replay.play"));
     const speedSelect = h("select", { id: "speed" }, SPEEDS.map((s) => h("option", { value: s, selected: s === 1 }, `${s}×`)));
 
     // the move list: one button per move, grouped by turn
     const moveButtons = new Map();
     const groupHeads = [];
     const movesBox = h("div", { class: "moves-box", tabindex: "-1" });
-    const startButton = h("button", { type: "button", class: "move start", tabindex: "-1", "data-step": 0, onclick: () => show(0) }, "Start");
+    const startButton = h("button", { type: "button", class: "move start", tabindex: "-1", "data-step": 0, onclick: () => show(0) }, t("web.replay.start"));
     moveButtons.set(0, startButton);
     const list = h("ol", { class: "move-groups" }, groups.map((g, n) => {
       const head = h("button", { type: "button", class: "group-head", tabindex: "-1", "data-group": g.kind, "data-step": g.start, onclick: () => show(g.start) }, g.title);
@@ -237,22 +241,22 @@ export function renderReplay(main, gameId) {
       index = Math.max(0, Math.min(last, i));
       if (analysis) analysis.update(index);
       scrub.value = String(index);
-      scrub.setAttribute("aria-valuetext", `move ${index} of ${last}`);
+      scrub.setAttribute("aria-valuetext", t("web.replay.valuetext", { index, last }));
       const f = frames[index];
       clear(boardBox).appendChild(drawBoard(replay.game, f, names, replay.rules, pages));
       const note = analysis && analysis.boardNote(index); // the expert's better answer, on the board
       if (note) boardBox.prepend(note);
       if (index === last && replay.result) {
         // the end explained as at the table: Kuhhandel's quartets and money, Cunegonda's rounds
-        boardBox.prepend(h("section", { class: "panel result", "aria-label": "Result" }, h("h2", {}, "Result"),
+        boardBox.prepend(h("section", { class: "panel result", "aria-label": t("web.replay.result") }, h("h2", {}, t("web.replay.result")),
           cu ? CU.roundTable(replay.result, f.public, allEvents, names, null, pages)
             : KH.scoreBoard(replay.result, f.public, replay.rules, names, null, pages)));
       }
       const g = groups[groupOf[index]];
-      const said = f.events.map((ev) => describe(replay.game, ev, names)).filter((t) => t && !t.startsWith("("));
-      const sentence = (t) => (/[.!?]$/.test(t) ? t : `${t}.`);
-      const actor = f.seat === null ? "The game begins." : said.length ? said.map(sentence).join(" ") : moveText(replay.game, f, names, replay.rules);
-      stepText.textContent = `Move ${index} of ${last}${g ? ` · ${g.label}` : ""}. ${actor}`;
+      const said = f.events.map((ev) => describe(replay.game, ev, names)).filter((x) => x && !x.startsWith("("));
+      const sentence = (x) => (/[.!?]$/.test(x) ? x : `${x}.`);
+      const actor = f.seat === null ? t("web.replay.begins") : said.length ? said.map(sentence).join(" ") : moveText(replay.game, f, names, replay.rules);
+      stepText.textContent = g ? t("web.replay.step_group", { index, last, group: g.label, actor }) : t("web.replay.step", { index, last, actor });
       clear(logBox).append(...lines.filter((l) => l.step <= index).slice(-300).map((l) =>
         h("li", { class: `${l.step === index ? "now" : ""}${l.private ? " private" : ""}` }, l.text)));
       logBox.scrollTop = logBox.scrollHeight;
@@ -289,15 +293,16 @@ export function renderReplay(main, gameId) {
       const before = starts.filter((s) => s < index);
       return before.length ? before[before.length - 1] : null;
     };
-    const jump = (kind, dir) => { const t = target(kind, dir); if (t !== null) show(t); };
+    const jump = (kind, dir) => { const to = target(kind, dir); if (to !== null) show(to); };
 
     const play = () => {
-      if (timer) { stop(); playButton.textContent = "▶ Play"; playButton.setAttribute("aria-label", "Play"); return; }
+      const idle = () => { playButton.textContent = t("web.replay.play"); playButton.setAttribute("aria-label", t("web.replay.play_label")); };
+      if (timer) { stop(); idle(); return; }
       if (index >= last) show(0);
-      playButton.textContent = "‖ Pause";
-      playButton.setAttribute("aria-label", "Pause");
+      playButton.textContent = t("web.replay.pause");
+      playButton.setAttribute("aria-label", t("web.replay.pause_label"));
       timer = setInterval(() => {
-        if (index >= last) { stop(); playButton.textContent = "▶ Play"; playButton.setAttribute("aria-label", "Play"); return; }
+        if (index >= last) { stop(); idle(); return; }
         show(index + 1);
       }, 500 / speed);
     };
@@ -309,17 +314,17 @@ export function renderReplay(main, gameId) {
     playButton.addEventListener("click", play);
     const ctl = (label, text, fn, key) => h("button", { type: "button", "aria-label": label, "data-control": key, onclick: fn }, text);
 
-    const jumpKinds = cu ? [["round", "round"], ["trick", "trick"]] : [["turn", "turn"], ["auction", "auction"], ["trade", "cow trade"]];
-    if (!cu && groups.some((g) => g.kind === "divide")) jumpKinds.push(["divide", "division"]);
-    const jumpButtons = jumpKinds.map(([kind, word]) => [kind,
-      ctl(`Previous ${word}`, `‹ ${word}`, () => jump(kind, -1), `prev-${kind}`),
-      ctl(`Next ${word}`, `${word} ›`, () => jump(kind, 1), `next-${kind}`)]);
+    const jumpKinds = cu ? ["round", "trick"] : ["turn", "auction", "trade"];
+    if (!cu && groups.some((g) => g.kind === "divide")) jumpKinds.push("divide");
+    const jumpButtons = jumpKinds.map((kind) => [kind,
+      ctl(t(`web.replay.prev.${kind}`), `‹ ${t(`web.replay.jump.${kind}`)}`, () => jump(kind, -1), `prev-${kind}`),
+      ctl(t(`web.replay.next.${kind}`), `${t(`web.replay.jump.${kind}`)} ›`, () => jump(kind, 1), `next-${kind}`)]);
 
-    const controls = h("div", { class: "replay-controls", role: "toolbar", "aria-label": "Replay controls" },
-      ctl("First step", "« First", () => show(0), "first"), ctl("Step back", "‹ Back", () => show(index - 1), "back"),
-      playButton, ctl("Next move", "Next ›", () => show(index + 1), "forward"), ctl("Last step", "Last »", () => show(last), "last"),
-      h("label", { for: "speed" }, "Speed "), speedSelect);
-    const jumps = h("div", { class: "replay-jumps", role: "toolbar", "aria-label": "Jump by turn" },
+    const controls = h("div", { class: "replay-controls", role: "toolbar", "aria-label": t("web.replay.controls") },
+      ctl(t("web.replay.first_label"), t("web.replay.first"), () => show(0), "first"), ctl(t("web.replay.back_label"), t("web.replay.back"), () => show(index - 1), "back"),
+      playButton, ctl(t("web.replay.forward_label"), t("web.replay.forward"), () => show(index + 1), "forward"), ctl(t("web.replay.last_label"), t("web.replay.last"), () => show(last), "last"),
+      h("label", { for: "speed" }, `${t("web.replay.speed")} `), speedSelect);
+    const jumps = h("div", { class: "replay-jumps", role: "toolbar", "aria-label": t("web.replay.jumps") },
       jumpButtons.map(([kind, prev, next]) => h("span", { class: "jump-pair", "data-kind": kind }, prev, next)));
     const keys = (ev) => {
       if (ev.target.closest("input, select, textarea") || ev.altKey || ev.ctrlKey || ev.metaKey) return;
@@ -336,16 +341,16 @@ export function renderReplay(main, gameId) {
     const title = gameTitle(replay);
     analysis = analysisPanel({ gameId, replay, show, moveButtons, board: boardBox });
     clear(main).appendChild(h("section", { class: "table-page replay" },
-      h("div", { class: "table-head" }, h("h1", {}, `Replay: ${title}`),
-        h("p", { class: "small muted" }, names.map((n, s) => [s ? ", " : "", nameLink(n, pages[s], false, (detail.seats_detail || [])[s]?.kind === "person" ? "person" : "bot")]), ` · ${detail.status}${detail.ended_at ? " · " + new Date(detail.ended_at).toLocaleString() : ""}. The game is over: ${cu ? "every seat's hand is shown" : "every seat's notes are shown"}.`),
-        controls, h("div", { class: "scrub-row" }, h("label", { for: "scrub" }, "Move"), scrub, linkHere), jumps, stepText,
-        h("p", { class: "small muted keys-help" }, "Keys: ← → a move, ↑ ↓ a ", cu ? "trick" : "turn", ", Home and End the first and last position.")),
+      h("div", { class: "table-head" }, h("h1", {}, t("web.replay.heading", { title })),
+        h("p", { class: "small muted" }, names.map((n, s) => [s ? ", " : "", nameLink(n, pages[s], false, (detail.seats_detail || [])[s]?.kind === "person" ? "person" : "bot")]), ` · ${detail.status}${detail.ended_at ? " · " + new Date(detail.ended_at).toLocaleString() : ""}. ${t(cu ? "web.replay.over_hands" : "web.replay.over_notes")}`),
+        controls, h("div", { class: "scrub-row" }, h("label", { for: "scrub" }, t("web.replay.move_label")), scrub, linkHere), jumps, stepText,
+        h("p", { class: "small muted keys-help" }, t(cu ? "web.replay.keys_trick" : "web.replay.keys_turn"))),
       // board, value graph and move list in one view: the analysis beside the board (on a phone
       // the graph above it), so a mistake's dot moves the board without the page scrolling
       h("div", { class: "layout" }, h("div", { class: "main-col" }, boardBox, analysis.decision),
         h("div", { class: "side-col" }, analysis.element,
-          h("nav", { class: "moves-nav", "aria-label": "Moves" }, h("h2", {}, "Moves"), movesBox),
-          h("div", { class: "log-box", role: "log" }, h("h2", {}, "Log"), logBox))),
+          h("nav", { class: "moves-nav", "aria-label": t("web.replay.moves") }, h("h2", {}, t("web.replay.moves")), movesBox),
+          h("div", { class: "log-box", role: "log" }, h("h2", {}, t("web.replay.log")), logBox))),
       seatView({ gameId, replay, detail, pages, current: () => index, show })));
     const asked = askedStep();
     show(asked === null ? 0 : asked, { keepAddress: asked === null });

@@ -81,6 +81,15 @@ export function t(key, args = {}) {
   return render(ast, args, null);
 }
 
+/**
+ * The message `key` as parts for h(): each `nodes` argument ({file: h("a", …)}) stands where the
+ * message places it (a link or code inside a sentence, in each language's word order).
+ */
+export function tParts(key, nodes, args = {}) {
+  const marks = Object.fromEntries(Object.keys(nodes).map((k) => [k, `\u0001${k}\u0001`]));
+  return t(key, { ...args, ...marks }).split("\u0001").map((part, i) => (i % 2 ? nodes[part] : part)).filter((x) => x !== "");
+}
+
 /** Use `own` (the catalog of `code`) and `english` without a browser (Node.js: the checks). */
 export function useCatalog(code, own, english) {
   lang = code;

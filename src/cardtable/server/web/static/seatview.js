@@ -10,7 +10,9 @@
 // position P (the bot page links every fault this way: a fault's `decision` is the number of
 // moves played before it).
 
-import { h, clear, getJSON, plural } from "./dom.js";
+import { h, clear, getJSON } from "./dom.js";
+import { t, tParts } from "./i18n.js";
+import { animal } from "./describe.js";
 import { faultTitle, faultDetail } from "./botpage.js";
 import * as KH from "./kuhhandel.js";
 import * as CU from "./cunegonda.js";
@@ -49,22 +51,22 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
   const askedAt = params.get("at");
 
   const seatSelect = h("select", { id: "sv-seat" }, names.map((n, s) =>
-    h("option", { value: s }, `seat ${s}: ${n}`)));
+    h("option", { value: s }, t("web.seatview.seat_option", { seat: s, name: n }))));
   const number = h("input", { id: "sv-at", type: "number", min: 1, step: 1, value: 1, inputmode: "numeric" });
   const of = h("span", { class: "muted", id: "sv-of" });
   const out = h("div", { class: "sv-out" });
   // what a screen reader hears when the panel changes: one line, not the whole panel
   const said = h("p", { class: "sr-only", role: "status" });
-  const prev = h("button", { type: "button", "aria-label": "Previous decision of this seat", onclick: () => go(Number(number.value) - 1) }, "‹ Previous");
-  const next = h("button", { type: "button", "aria-label": "Next decision of this seat", onclick: () => go(Number(number.value) + 1) }, "Next ›");
-  const here = h("button", { type: "button", onclick: () => go(atOrAfter(seat(), current())) }, "At this move");
+  const prev = h("button", { type: "button", "aria-label": t("web.seatview.prev_label"), onclick: () => go(Number(number.value) - 1) }, t("web.seatview.prev"));
+  const next = h("button", { type: "button", "aria-label": t("web.seatview.next_label"), onclick: () => go(Number(number.value) + 1) }, t("web.seatview.next"));
+  const here = h("button", { type: "button", onclick: () => go(atOrAfter(seat(), current())) }, t("web.seatview.here"));
   const form = h("form", { class: "sv-form", onsubmit: (ev) => { ev.preventDefault(); go(Number(number.value)); } },
-    h("div", { class: "field" }, h("label", { for: "sv-seat" }, "Seat"), seatSelect),
-    h("div", { class: "field" }, h("label", { for: "sv-at" }, "Decision"), h("div", { class: "sv-number" }, number, of)),
-    h("div", { class: "sv-buttons" }, h("button", { type: "submit", class: "primary" }, "Show"), prev, next, here));
+    h("div", { class: "field" }, h("label", { for: "sv-seat" }, t("web.seatview.seat")), seatSelect),
+    h("div", { class: "field" }, h("label", { for: "sv-at" }, t("web.seatview.decision")), h("div", { class: "sv-number" }, number, of)),
+    h("div", { class: "sv-buttons" }, h("button", { type: "submit", class: "primary" }, t("web.seatview.show")), prev, next, here));
   const box = h("section", { class: "panel seat-view", "aria-labelledby": "sv-h" },
-    h("h2", { id: "sv-h" }, "A seat's view at a decision"),
-    h("p", { class: "small muted" }, "What one seat saw when it was asked, the request as its bot got it and the answer recorded. For your bot's own games: ask your bot the same decision again on your machine."),
+    h("h2", { id: "sv-h" }, t("web.seatview.heading")),
+    h("p", { class: "small muted" }, t("web.seatview.intro")),
     form, said, out);
 
   const seat = () => Number(seatSelect.value);
@@ -77,7 +79,7 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
   const refreshOf = () => {
     const total = decisions[seat()].length;
     number.max = String(Math.max(1, total));
-    of.textContent = `of ${total}`;
+    of.textContent = t("web.seatview.of", { total });
   };
   seatSelect.addEventListener("change", () => { refreshOf(); go(atOrAfter(seat(), current())); });
 
@@ -87,7 +89,7 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
     const total = decisions[s].length;
     refreshOf();
     if (!total) {
-      clear(out).appendChild(h("p", {}, `${names[s]} made no decision in this game.`));
+      clear(out).appendChild(h("p", {}, t("web.seatview.no_decision", { name: names[s] })));
       return;
     }
     k = Math.max(1, Math.min(total, Number.isFinite(k) ? Math.round(k) : 1));
@@ -95,12 +97,12 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
     prev.disabled = k <= 1;
     next.disabled = k >= total;
     const ticket = ++asking;
-    clear(out).appendChild(h("p", { class: "muted" }, "Loading the decision…"));
+    clear(out).appendChild(h("p", { class: "muted" }, t("web.seatview.loading")));
     getJSON(`/api/games/${encodeURIComponent(gameId)}/decision?seat=${s}&at=${k}`)
       .then((d) => {
         if (ticket !== asking) return;
         clear(out).append(...render(d).filter(Boolean));
-        said.textContent = `${names[d.seat]}, decision ${d.decision} of ${d.decisions}: ${d.request.kind}.`;
+        said.textContent = t("web.seatview.said", { name: names[d.seat], decision: d.decision, decisions: d.decisions, kind: d.request.kind });
       })
       .catch((err) => { if (ticket === asking) clear(out).appendChild(h("p", { class: "error" }, err.message)); });
   }
@@ -112,39 +114,37 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
     const fault = faults.find((f) => f.seat === s && f.move > previous && f.move <= d.upto);
     const record = `${location.origin}/api/games/${gameId}/record`;
     const file = `game-${gameId}.json`;
-    const ask = `cardtable replay ${file} --seat ${s} --at ${d.decision} --ask mybot.py:MyBot`;
+    // a command (its words are the CLI's, not a sentence)
+    const ask = ["cardtable", "replay", file, "--seat", s, "--at", d.decision, "--ask", "mybot.py:MyBot"].join(" ");
     const copyButton = navigator.clipboard && window.isSecureContext
-      ? h("button", { type: "button", class: "small", onclick: () => copy(ask, copyButton) }, "Copy the command") : null;
+      ? h("button", { type: "button", class: "small", onclick: () => copy(ask, copyButton) }, t("web.seatview.copy")) : null;
     return [
-      h("h3", { class: "sv-title" }, seatName(names, pages, s), ` (seat ${s}), decision ${d.decision} of ${d.decisions}: `, h("code", {}, d.request.kind),
-        h("span", { class: "small muted" }, ` · move ${d.upto + 1} of ${frames.length - 1}`)),
+      h("h3", { class: "sv-title" }, ...tParts("web.seatview.title", { name: seatName(names, pages, s), kind: h("code", {}, d.request.kind) }, { seat: s, decision: d.decision, decisions: d.decisions }),
+        h("span", { class: "small muted" }, ` · ${t("web.seatview.at_move", { move: d.upto + 1, last: frames.length - 1 })}`)),
       h("div", { class: "sv-buttons" },
-        h("button", { type: "button", onclick: () => show(d.upto) }, "Show the game just before it"),
-        h("button", { type: "button", onclick: () => show(d.upto + 1) }, "…and just after it"),
-        h("a", { class: "small", href: `/replay/${encodeURIComponent(gameId)}?at=${d.upto}&seat=${s}` }, "Link to this decision")),
+        h("button", { type: "button", onclick: () => show(d.upto) }, t("web.seatview.before")),
+        h("button", { type: "button", onclick: () => show(d.upto + 1) }, t("web.seatview.after")),
+        h("a", { class: "small", href: `/replay/${encodeURIComponent(gameId)}?at=${d.upto}&seat=${s}` }, t("web.seatview.link"))),
       fault ? h("div", { class: "sv-fault", role: "note", "data-code": fault.code },
-        h("p", {}, h("strong", {}, `Fault: ${faultTitle(fault.code)}.`), " The recorded answer is the fallback's."),
+        h("p", {}, h("strong", {}, t("web.seatview.fault", { title: faultTitle(fault.code) })), ` ${t("web.seatview.fault_fallback")}`),
         faultDetail(fault)) : null,
       h("div", { class: "sv-grid" },
         h("div", { class: "sv-request" },
-          h("h4", {}, "The request"),
+          h("h4", {}, t("web.seatview.request")),
           requestWords(d.request, d.recorded),
-          h("h4", {}, "The recorded answer"),
+          h("h4", {}, t("web.seatview.recorded")),
           h("pre", { class: "sv-recorded" }, compact(d.recorded)),
           h("div", { class: "sv-ask" },
-            h("h4", {}, "Ask your bot again"),
-            h("p", { class: "small" }, "Download the game's record (", h("a", { href: record, download: file }, file),
-              ", or ", h("code", {}, `curl -o ${file} ${record}`), "), then ask your bot this decision again on your machine:"),
+            h("h4", {}, t("web.seatview.ask_again")),
+            h("p", { class: "small" }, ...tParts("web.seatview.download", { file: h("a", { href: record, download: file }, file), curl: h("code", {}, `curl -o ${file} ${record}`) })),
             h("pre", { class: "sv-command" }, h("code", {}, ask)),
-            h("p", { class: "small muted" }, copyButton, " The bot is rebuilt with the seat's seed and asked its earlier decisions first, so it is where it was; its answer is printed beside the recorded one. ",
-              h("code", {}, "--json"), " instead of ", h("code", {}, "--ask BOT"), " prints what this panel shows."),
-            h("p", { class: "small muted" }, h("code", {}, `cardtable analyse ${file} --seat ${s} --mistakes`),
-              " has the expert bot review every decision of this seat (", h("a", { href: "/docs-pages/analysis" }, "studying a game"), ").")),
-          h("details", {}, h("summary", {}, "The request as JSON"), h("pre", { class: "sv-request-json" }, JSON.stringify(d.request, null, 1)))),
+            h("p", { class: "small muted" }, ...tParts("web.seatview.rebuilt", { copy: copyButton || "", json: h("code", {}, "--json"), ask: h("code", {}, "--ask BOT") })),
+            h("p", { class: "small muted" }, ...tParts("web.seatview.analyse", { command: h("code", {}, `cardtable analyse ${file} --seat ${s} --mistakes`), studying: h("a", { href: "/docs-pages/analysis" }, t("web.seatview.studying")) }))),
+          h("details", {}, h("summary", {}, t("web.seatview.request_json")), h("pre", { class: "sv-request-json" }, JSON.stringify(d.request, null, 1)))),
         h("div", { class: "sv-board" },
-          h("h4", {}, `What ${names[s]} saw`),
+          h("h4", {}, t("web.seatview.saw", { name: names[s] })),
           seatBoard(d.observation, s),
-          h("details", {}, h("summary", {}, "The observation as JSON"), h("pre", {}, JSON.stringify(d.observation, null, 1))))),
+          h("details", {}, h("summary", {}, t("web.seatview.observation_json")), h("pre", {}, JSON.stringify(d.observation, null, 1))))),
     ];
   }
 
@@ -156,7 +156,7 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
       }
       return KH.renderBoard(obs, { names, pages, me: s, rules: replay.rules, seats: null, wallet: obs.wallet || [] });
     } catch (err) {
-      return h("p", { class: "muted" }, "The board cannot be drawn here; the observation is below as JSON.");
+      return h("p", { class: "muted" }, t("web.seatview.no_board"));
     }
   }
 
@@ -168,14 +168,14 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
     });
     const answer = canonical(recorded);
     return [
-      rows.length ? h("dl", { class: "sv-info" }, rows) : h("p", { class: "small muted" }, "No info."),
+      rows.length ? h("dl", { class: "sv-info" }, rows) : h("p", { class: "small muted" }, t("web.seatview.no_info")),
       req.choices
-        ? h("div", {}, h("p", { class: "small" }, `${plural(req.choices.length, "choice")} (the recorded one marked):`),
+        ? h("div", {}, h("p", { class: "small" }, t("web.seatview.choices", { count: req.choices.length })),
           h("ol", { class: "sv-choices", start: 0 }, req.choices.map((c) => {
             const picked = canonical(c) === answer;
-            return h("li", { class: picked ? "picked" : null }, h("code", {}, compact(c)), picked ? h("span", { class: "tag" }, "answered") : null);
+            return h("li", { class: picked ? "picked" : null }, h("code", {}, compact(c)), picked ? h("span", { class: "tag" }, t("web.seatview.answered")) : null);
           })))
-        : h("p", { class: "small" }, "Any action of this kind (no list of choices: the bot builds its answer)."),
+        : h("p", { class: "small" }, t("web.seatview.any_action")),
     ];
   }
 
@@ -187,11 +187,11 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
     if (cu || !species) return "";
     const n = species.length;
     if (key === "card") {
-      if (value < n) return species[value].name;
-      if (value < 2 * n) return `${species[value - n].name} pedigree card`;
-      return value === 2 * n ? "rat" : "";
+      if (value < n) return animal(species[value].name);
+      if (value < 2 * n) return t("web.seatview.pedigree", { animal: animal(species[value - n].name) });
+      return value === 2 * n ? t("web.seatview.rat") : "";
     }
-    if (key === "species") return value < n ? species[value].name : value === n ? "rats" : "";
+    if (key === "species") return value < n ? animal(species[value].name) : value === n ? t("web.seatview.rats") : "";
     return "";
   }
 
@@ -203,12 +203,12 @@ export function seatView({ gameId, replay, detail, pages = null, current, show }
     // the panel is what the address asked for: bring it into view once the page is drawn
     setTimeout(() => box.scrollIntoView({ block: "start" }), 0);
   } else {
-    clear(out).appendChild(h("p", { class: "small" }, "Choose a seat and a decision, then Show (or ", h("em", {}, "At this move"), " for the seat's decision at the replay's move)."));
+    clear(out).appendChild(h("p", { class: "small" }, ...tParts("web.seatview.choose", { here: h("em", {}, t("web.seatview.here")) })));
   }
   return box;
 }
 
 function copy(text, button) {
-  const done = () => { button.textContent = "Copied"; setTimeout(() => { button.textContent = "Copy the command"; }, 2000); };
+  const done = () => { button.textContent = t("web.seatview.copied"); setTimeout(() => { button.textContent = t("web.seatview.copy"); }, 2000); };
   navigator.clipboard.writeText(text).then(done, () => {});
 }

@@ -160,7 +160,7 @@ def test_bot_page_and_the_seat_view_at_a_fault(
         assert "counted as 4th of 4: its own faults place it below every player" in place
         # the version its client sent in hello, and that it may play ranked (it has)
         assert row.locator(".tag.version").inner_text() == "raiser-v2"
-        assert "Validated for ranked play: kuhhandel" in page.locator(".validation").inner_text()
+        assert "Validated for ranked play: Kuhhandel" in page.locator(".validation").inner_text()
         assert row.locator("td.faults").inner_text().startswith("3")
         assert row.get_by_role("link", name="Replay").get_attribute("href") == f"/replay/{game_id}"
         decisions = row.get_by_role("link", name="Its decisions").get_attribute("href")

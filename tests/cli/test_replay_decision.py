@@ -165,3 +165,27 @@ def test_decision_at_takes_a_record_its_json_or_its_path(recorded: Path) -> None
     assert decision_indices(json.loads(recorded.read_text()), 1) == decision_indices(record, 1)
     with pytest.raises(TypeError, match=r"Record\.load\(path\)"):
         decision_at(recorded.read_bytes(), 1, 7)  # type: ignore[arg-type]
+
+
+def test_lang_says_the_decision_and_the_steps_in_the_catalogs_language(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--lang de` as `cardtable play --lang`: the decision, the view and the steps in German
+    (the catalog's replay.* and the games' own words), the request's codes as the bot got them."""
+    asked = ("replay", str(recorded), "--seat", "1", "--at", "7", "--lang")
+    code, english = run(capsys, *asked, "en")
+    code_de, german = run(capsys, *asked, "de")
+    assert code == code_de == 0
+    assert "decision 7 of" in english and "Recorded answer: " in english
+    assert "Entscheidung 7 von" in german and "Aufgezeichnete Antwort: " in german
+    assert "Anfrage: " in german and "decision 7" not in german and "Request:" not in german
+    # the request's kind and the recorded answer are codes: the same in both languages
+    assert english.split("Request: ")[1].split()[0] == german.split("Anfrage: ")[1].split()[0]
+    assert english.split("Recorded answer: ")[1] == german.split("Aufgezeichnete Antwort: ")[1]
+    record = Record.load(recorded)
+    out = io.StringIO()
+    step(record, 1, io.StringIO("\nn\n\np\nbanana\nq\n"), out, "fr")
+    text = out.getvalue()
+    assert "(retour avant l’action 3)" in text and "décision 1 sur" in text
+    assert "Entrée ou n : action suivante, p : une en arrière, q : quitter" in text
+    assert "next:" not in text and "ensuite :" in text

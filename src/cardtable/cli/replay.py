@@ -22,7 +22,7 @@ from cardtable.core.decision import (
     decision_indices,
     open_request,
 )
-from cardtable.i18n import DEFAULT, event_line, from_environment
+from cardtable.i18n import DEFAULT, SUPPORTED, event_line, from_environment, translate
 from cardtable.i18n import view_lines as views_in_words
 
 HELP = "re-simulate a game record, report whether it matches, and print the game"
@@ -72,10 +72,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--step", action="store_true", help="walk through the game one action a time")
     p.add_argument("--json", action="store_true", help="with --at: print the decision as JSON")
     p.add_argument("--quiet", action="store_true", help="only say whether it matches")
+    p.add_argument(
+        "--lang",
+        choices=SUPPORTED,
+        default=None,
+        help="the language of the log, --at and --step (default: from LANGUAGE, LC_ALL, "
+        "LC_MESSAGES or LANG, else en); MATCHES / DOES NOT MATCH stay as they are for scripts",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     record = Record.load(args.file)
+    lang = getattr(args, "lang", None) or from_environment()
     if args.seat is not None and not 0 <= args.seat < record.seats:
         raise ValueError(
             f"no seat {args.seat} in this {record.seats}-seat game (seats count from 0)"
@@ -83,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if args.at is not None or args.ask is not None:
         if args.seat is None or args.at is None:
             raise ValueError("--at and --ask need --seat N and --at K (the seat's K-th decision)")
-        return show_decision(record, args)
+        return show_decision(record, args, lang)
     if args.json:
         raise ValueError("--json goes with --seat N --at K")
     ok, why = verify(record)
@@ -91,14 +99,13 @@ def run(args: argparse.Namespace) -> int:
         if not ok:
             print("DOES NOT MATCH: " + why)
             return 1
-        step(record, args.seat, sys.stdin, sys.stdout)
+        step(record, args.seat, sys.stdin, sys.stdout, lang)
         print("MATCHES: " + why)
         return 0
     if not args.quiet and ok:
         game = replay(record)
         spec = game_spec(record.game)
         names = _names(record)
-        lang = getattr(args, "lang", None) or from_environment()
         for ev in game.events():
             if args.seat is None or ev.visible_to(args.seat):
                 line = event_line(lang, spec, ev, names)
@@ -106,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
                     print(line)
         if game.is_over():
             print()
-            print(final_table(names, game.result()))
+            print(final_table(names, game.result(), lang))
     print(("MATCHES: " if ok else "DOES NOT MATCH: ") + why)
     return 0 if ok else 1
 
@@ -131,7 +138,7 @@ def recorded_seed(record: Record, seat: int) -> int | None:
     return None
 
 
-def show_decision(record: Record, args: argparse.Namespace) -> int:
+def show_decision(record: Record, args: argparse.Namespace, lang: str = DEFAULT) -> int:
     decision = decision_at(record, args.seat, args.at)
     out: dict[str, Any] = decision.to_json()
     answer = None
@@ -151,17 +158,20 @@ def show_decision(record: Record, args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, indent=1)
         print()
         return 0
-    print("\n".join(describe_decision(record, decision)))
+    print("\n".join(describe_decision(record, decision, lang)))
     if answer is not None:
         print()
-        verdict = (
-            "the same as recorded"
-            if answer.same
-            else (f"refused: {answer.problem}" if answer.problem else "DIFFERENT from the record")
-        )
-        print(f"Asked again: {args.ask} (seed {seed}) answers {_dumps(answer.action)}: {verdict}")
+        if answer.same:
+            verdict = translate(lang, "replay.same")
+        elif answer.problem:
+            verdict = translate(lang, "replay.refused", problem=answer.problem)
+        else:
+            verdict = translate(lang, "replay.different")
+        action = _dumps(answer.action)
+        print(translate(lang, "replay.asked", bot=args.ask, seed=str(seed), action=action,
+                        verdict=verdict))  # fmt: skip
         if answer.output:
-            print("What the bot printed or logged while answering:")
+            print(translate(lang, "replay.printed"))
             for line in answer.output.rstrip("\n").splitlines():
                 print(f"  | {line}")
     return 0
@@ -171,47 +181,52 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(", ", ": "))
 
 
-def describe_decision(record: Record, decision: Decision) -> list[str]:
-    """What ``cardtable replay --seat N --at K`` prints for a decision."""
+def describe_decision(record: Record, decision: Decision, lang: str = DEFAULT) -> list[str]:
+    """What ``cardtable replay --seat N --at K`` prints for a decision, in ``lang``."""
     names = _names(record)
     seat = decision.seat
     lines = [
-        f"{names[seat]} (seat {seat}), decision {decision.number} of {decision.of}: action "
-        f"{decision.upto + 1} of {len(record.actions)} in the record "
-        f"(the game before it is core.replay(record, upto={decision.upto}))",
-    ]
-    lines += view_lines(record, decision.game, seat)
-    lines += request_lines(decision.game, decision)
+        translate(
+            lang, "replay.decision", name=names[seat], seat=seat, number=decision.number,
+            of=decision.of, action=decision.upto + 1, actions=len(record.actions),
+            upto=str(decision.upto),
+        ),
+    ]  # fmt: skip
+    lines += view_lines(record, decision.game, seat, lang)
+    lines += request_lines(decision.game, decision, lang)
     return lines
 
 
-def view_lines(record: Record, game: Game, seat: int) -> list[str]:
+def view_lines(record: Record, game: Game, seat: int, lang: str = DEFAULT) -> list[str]:
     spec = game_spec(record.game)
     obs = game.observe(seat)
     if spec.describe_view is not None:
-        return views_in_words(DEFAULT, spec, obs, record.rules, _names(record))
-    return ["Observation: " + _dumps(game.observe_json(seat))]
+        return views_in_words(lang, spec, obs, record.rules, _names(record))
+    return [translate(lang, "replay.observation", json=_dumps(game.observe_json(seat)))]
 
 
-def request_lines(game: Game, decision: Decision) -> list[str]:
+def request_lines(game: Game, decision: Decision, lang: str = DEFAULT) -> list[str]:
+    """The request (its kind, info and choices: codes, as the bot got them) and the answer."""
     data = game.request_to_json(decision.request)
-    lines = [f"Request: {data['kind']}"]
+    lines = [translate(lang, "replay.request", kind=data["kind"])]
     if data["info"]:
-        lines.append(f"  info: {_dumps(data['info'])}")
+        lines.append("  " + translate(lang, "replay.info", json=_dumps(data["info"])))
     if data["choices"] is None:
-        lines.append("  choices: none listed (the info bounds the answer)")
+        lines.append("  " + translate(lang, "replay.no_choices"))
     else:
-        lines.append(f"  choices: {_dumps(data['choices'])}")
-    lines.append(f"Recorded answer: {_dumps(decision.recorded)}")
+        lines.append("  " + translate(lang, "replay.choices", json=_dumps(data["choices"])))
+    lines.append(translate(lang, "replay.recorded", json=_dumps(decision.recorded)))
     return lines
 
 
-def step(record: Record, seat: int | None, stdin: TextIO, stdout: TextIO) -> None:
+def step(
+    record: Record, seat: int | None, stdin: TextIO, stdout: TextIO, lang: str = DEFAULT
+) -> None:
     """Walk through ``record`` one action at a time, reading commands from ``stdin``.
 
     Enter or ``n``: the next action; ``p``: one action back; ``q`` (or the end of input): stop.
     With ``seat``, only what that seat saw is printed, and before each of its decisions its view
-    and the request.
+    and the request. Everything is said in ``lang``.
     """
     spec = game_spec(record.game)
     names = _names(record)
@@ -227,7 +242,7 @@ def step(record: Record, seat: int | None, stdin: TextIO, stdout: TextIO) -> Non
     def show_events(since: int) -> None:
         for ev in game.events(since):
             if seat is None or ev.visible_to(seat):
-                line = event_line(DEFAULT, spec, ev, names)
+                line = event_line(lang, spec, ev, names)
                 if line:
                     say(line)
 
@@ -241,14 +256,14 @@ def step(record: Record, seat: int | None, stdin: TextIO, stdout: TextIO) -> Non
                     open_request(game, acting), data,
                 )  # fmt: skip
                 say("")
-                for line in describe_decision(record, decision):
+                for line in describe_decision(record, decision, lang):
                     say(line)
             stdout.write(
-                f"[{position}/{total}] next: {names[acting]} (seat {acting}) {_dumps(data)}"
-                "  (Enter/n: next, p: back, q: quit) "
-            )
+                translate(lang, "replay.next", position=position, total=total,
+                          name=names[acting], seat=acting, action=_dumps(data)) + " "
+            )  # fmt: skip
         else:
-            stdout.write(f"[{total}/{total}] the end  (p: back, q: quit) ")
+            stdout.write(translate(lang, "replay.end", total=total) + " ")
         stdout.flush()
         command = stdin.readline()
         if not stdin.isatty():
@@ -261,10 +276,10 @@ def step(record: Record, seat: int | None, stdin: TextIO, stdout: TextIO) -> Non
             if position > 0:
                 position -= 1
                 game = replay(record, upto=position)
-                say(f"(back to before action {position + 1})")
+                say(translate(lang, "replay.back", action=position + 1))
             continue
         if command not in ("", "n"):
-            say("Enter or n: next action, p: one back, q: quit")
+            say(translate(lang, "replay.keys"))
             continue
         if position >= total:
             continue
@@ -275,4 +290,4 @@ def step(record: Record, seat: int | None, stdin: TextIO, stdout: TextIO) -> Non
         show_events(before)
         if position == total and game.is_over():
             say("")
-            say(final_table(names, game.result()))
+            say(final_table(names, game.result(), lang))

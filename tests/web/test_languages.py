@@ -8,6 +8,9 @@
   the server sends codes, each page words them.
 - The switcher in the header changes the language and the browser remembers it.
 - Screenshots of the table in each language, desktop and phone (docs/screenshots/lang-*.png).
+- A finished game's replay read in German (its controls, moves, step line and a seat's view at a
+  decision), and a bot's page in French (its faults, places and games); the replay's screenshots
+  (docs/screenshots/lang-de-replay*.png).
 
 The words the tests look for come from the catalogs, never from the tests.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +31,9 @@ from browser_helpers import (
     game_id_of,
     kuhhandel_step,
     open_tab,
+    play_as_registered_bot,
     play_until_over,
+    run_server,
     seat_faults,
     shot_pair,
 )
@@ -35,6 +41,7 @@ from browser_helpers import (
 pytestmark = pytest.mark.timeout(240)
 
 CATALOGS = Path(__file__).resolve().parents[2] / "src/cardtable/i18n/catalogs"
+FAULTY = Path(__file__).resolve().parents[1] / "client" / "faulty_bots.py"
 QUICK = "form[aria-labelledby=quick-h]"
 PRIVATE = "form[aria-labelledby=priv-h]"
 #: a catalog key on the page means a message the catalog lacks
@@ -262,6 +269,100 @@ def test_the_table_in_each_language_desktop_and_phone(
         no_sideways_scroll(tab)
         no_key_shown(tab)
         assert page.evaluate("document.documentElement.lang") == lang
+        assert not tab.errors, tab.errors
+    finally:
+        tab.page.context.close()
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebServer, str]]:
+    """A server of its own (random house and fallback bots: quick) where the registered bot
+    "raiser" (raises on every decision: faults) played one ranked game of classic Kuhhandel;
+    yields the server and the game's id."""
+    with run_server(
+        tmp_path_factory.mktemp("lang-played"),
+        house_bots={"kuhhandel": "random"},
+        fallback_bot={"kuhhandel": "random"},
+    ) as web:
+        reports = play_as_registered_bot(
+            web, "raiser", f"{FAULTY}:Raises", game="kuhhandel", rules="classic"
+        )
+        yield web, reports[0].game_id
+
+
+@pytest.mark.xdist_group("lang_played")
+def test_a_replay_read_in_german(browser: Any, played: tuple[WebServer, str]) -> None:
+    de, en = catalog("de"), catalog("en")
+    web, game_id = played
+    tab = open_tab(browser, width=1280, height=800, locale="de-DE")
+    try:
+        page = tab.page
+        page.goto(f"{web.url}/replay/{game_id}?at=12")
+        step = page.locator(".replay .step")
+        step.wait_for()
+        assert pattern(de["web.replay.step_group"]).match(step.inner_text()), step.inner_text()
+        assert pattern(de["web.replay.heading"]).match(page.locator("h1").inner_text())
+        assert page.locator(".keys-help").inner_text() == de["web.replay.keys_turn"]
+        controls = page.get_by_role("toolbar", name=de["web.replay.controls"])
+        controls.get_by_role("button", name=de["web.replay.forward_label"]).click()
+        page.wait_for_url("**?at=13")
+        # the move list words every move in German, none in English
+        moves = page.locator(".moves button.move").evaluate_all(
+            "els => els.map(e => e.textContent)"
+        )
+        move_keys = [k for k in de if k.startswith("web.replay.move.")]
+        assert all(any(says([m], de, k) for k in move_keys) for m in moves), moves[:10]
+        assert not any(says(moves, en, k) for k in move_keys if en[k] != de[k])
+        heads = page.locator(".move-groups .group-head").evaluate_all(
+            "els => els.map(e => e.textContent)"
+        )
+        assert any(h.split(". ", 1)[1].startswith(de["web.replay.turn.auction"]) for h in heads)
+        # a seat's view at a decision, in German
+        view = page.locator(".seat-view")
+        assert view.locator("h2").inner_text() == de["web.seatview.heading"]
+        view.get_by_role("button", name=de["web.seatview.show"], exact=True).click()
+        title = view.locator(".sv-title")
+        title.wait_for()
+        assert pattern(de["web.seatview.title"]).match(title.inner_text().split(" · ")[0])
+        assert view.locator("h4").first.inner_text() == de["web.seatview.request"]
+        no_key_shown(tab)
+        page.evaluate("window.scrollTo(0, 0)")
+        shot_pair(tab, "lang-de-replay")
+        page.set_viewport_size({"width": 390, "height": 844})
+        no_sideways_scroll(tab)
+        assert not tab.errors, tab.errors
+    finally:
+        tab.page.context.close()
+
+
+@pytest.mark.xdist_group("lang_played")
+def test_the_bot_page_in_french(browser: Any, played: tuple[WebServer, str]) -> None:
+    fr, en = catalog("fr"), catalog("en")
+    web, _ = played
+    tab = open_tab(browser, width=390, height=844, locale="fr-FR")
+    try:
+        page = tab.page
+        page.goto(f"{web.url}/bots/raiser")
+        page.locator(".bot-page").wait_for()
+        assert page.locator("#bp-faults-h").inner_text() == fr["web.botpage.faults"]
+        assert page.locator("#bp-games-h").inner_text() == fr["web.botpage.games"]
+        raised = fr["web.botpage.fault.raised"]
+        counts = page.locator(".fault-counts li[data-code=raised]").inner_text()
+        assert counts == f"3 × {raised}", counts
+        heading = page.locator(".fault-kind[data-code=raised] h3").inner_text()
+        assert heading == f"{raised[0].upper()}{raised[1:]} (3)", heading
+        lead = page.locator(".lead").inner_text()
+        assert pattern(fr["web.botpage.lead_counts"]).search(lead.split(". ", 1)[1]), lead
+        # the place, an ordinal in French ("1er sur 4", "3e sur 4")
+        place = page.locator(".bot-games td.place").first.inner_text().splitlines()[0]
+        assert re.fullmatch(r"\d+(?:er|e) sur \d+", place), place
+        tag = page.locator(".bot-page h1 .tag").inner_text()
+        assert tag == fr["web.botpage.kind.bot"]
+        body = page.evaluate("document.body.innerText")
+        for key in ("web.botpage.faults", "web.botpage.why", "web.botpage.see_decision"):
+            assert en[key] not in body, key
+        no_key_shown(tab)
+        no_sideways_scroll(tab)
         assert not tab.errors, tab.errors
     finally:
         tab.page.context.close()

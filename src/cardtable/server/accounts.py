@@ -40,6 +40,7 @@ from starlette.requests import HTTPConnection
 from cardtable.server.config import Settings
 from cardtable.server.lockouts import SignInThrottle
 from cardtable.server.proxies import client_address
+from cardtable.server.refusals import body, refuse
 from cardtable.server.store.db import Identity, NameError_, Store
 
 SESSION_COOKIE = "ct_session"
@@ -99,26 +100,31 @@ def same_origin(conn: HTTPConnection) -> bool:
     return parts.scheme == want_scheme and parts.netloc.lower() == host.lower()
 
 
-def _refuse(status: int, detail: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"detail": detail, **extra}, status_code=status)
+def _refused_name(exc: NameError_) -> JSONResponse:
+    return refuse(exc.status, exc.code, exc.reason, **exc.args_)
 
 
-def _throttled(wait: float, why: str) -> JSONResponse:
-    """429 with ``Retry-After`` (whole seconds, rounded up): ``why``, then when to try again."""
+def _throttled(wait: float, code: str, why: str) -> JSONResponse:
+    """429 with ``Retry-After`` (whole seconds, rounded up): ``why``, then when to try again;
+    ``retry_after`` also in the body and in its ``args``."""
     seconds = int(wait + 0.999)
-    response = _refuse(429, f"{why}: try again in {seconds} s", retry_after=seconds)
+    detail = f"{why}: try again in {seconds} s"
+    response = JSONResponse(
+        {**body(code, detail, retry_after=seconds), "retry_after": seconds}, status_code=429
+    )
     response.headers["retry-after"] = str(seconds)
     return response
 
 
 def _csrf_refusal(request: Request) -> JSONResponse | None:
     if not same_origin(request):
-        return _refuse(403, "cross-site request refused (Origin is not this server)")
+        return refuse(403, "cross_site", "cross-site request refused (Origin is not this server)")
     cookie = request.cookies.get(CSRF_COOKIE, "")
     header = request.headers.get(CSRF_HEADER, "")
     if not cookie or not hmac.compare_digest(cookie.encode(), header.encode()):
-        return _refuse(
+        return refuse(
             403,
+            "cross_site",
             "missing or wrong CSRF token: send the ct_csrf cookie's value in X-CSRF-Token "
             "(GET /api/account sets it)",
         )
@@ -209,13 +215,13 @@ def signup(body: Credentials, request: Request) -> Response:
     address = client_address(request)
     wait = throttles.sign_ups.retry_after(address)
     if wait > 0:
-        return _throttled(wait, "too many new accounts from your address")
+        return _throttled(wait, "sign_up_throttled", "too many new accounts from your address")
     throttles.sign_ups.failed(address)
     key = guest_key(body.guest_token) if body.guest_token else None
     try:
         identity, claimed = _store(request).create_person(body.name, body.password, key)
     except NameError_ as exc:
-        return _refuse(exc.status, exc.reason)
+        return _refused_name(exc)
     return _signed_in(request, identity, 201, claimed)
 
 
@@ -232,11 +238,11 @@ def signin(body: Credentials, request: Request) -> Response:
     address = client_address(request)
     wait, why = throttles.retry_after(body.name, address)
     if wait > 0:
-        return _throttled(wait, f"too many wrong passwords ({why})")
+        return _throttled(wait, "sign_in_throttled", f"too many wrong passwords ({why})")
     identity = _store(request).verify_person(body.name, body.password)
     if identity is None:
         throttles.failed(body.name, address)
-        return _refuse(401, "unknown name or wrong password")
+        return refuse(401, "wrong_password", "unknown name or wrong password")
     throttles.succeeded(body.name, address)
     claimed = 0
     if body.guest_token:
@@ -287,7 +293,7 @@ def signout_everywhere(request: Request) -> Response:
         return refused
     identity = current_person(request)
     if identity is None:
-        return _refuse(401, "not signed in")
+        return refuse(401, "not_signed_in", "not signed in")
     _store(request).end_all_sessions(identity.id)
     _drop_connections(request, identity)
     response = Response(status_code=204)
@@ -302,19 +308,19 @@ def change_password(body: PasswordChange, request: Request) -> Response:
         return refused
     identity = current_person(request)
     if identity is None:
-        return _refuse(401, "not signed in")
+        return refuse(401, "not_signed_in", "not signed in")
     throttles: SignInThrottle = request.app.state.sign_in_throttles
     address = client_address(request)
     wait, why = throttles.retry_after(identity.name, address)
     if wait > 0:  # the old password is guessed no faster than at the sign-in
-        return _throttled(wait, f"too many wrong passwords ({why})")
+        return _throttled(wait, "sign_in_throttled", f"too many wrong passwords ({why})")
     try:
         changed = _store(request).change_password(identity.id, body.old, body.new)
     except NameError_ as exc:
-        return _refuse(exc.status, exc.reason)
+        return _refused_name(exc)
     if not changed:
         throttles.failed(identity.name, address)
-        return _refuse(401, "the current password is wrong")
+        return refuse(401, "wrong_current_password", "the current password is wrong")
     throttles.succeeded(identity.name, address)
     _drop_connections(request, identity)
     return _signed_in(request, identity, 200, 0)
@@ -327,7 +333,7 @@ def claim(body: Claim, request: Request) -> Response:
         return refused
     identity = current_person(request)
     if identity is None:
-        return _refuse(401, "not signed in")
+        return refuse(401, "not_signed_in", "not signed in")
     claimed = _store(request).claim_guest(identity.id, guest_key(body.guest_token))
     return JSONResponse({"claimed_games": claimed})
 

@@ -10,13 +10,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from cardtable import __version__
 from cardtable.protocol import PROTOCOL_VERSION, schema_document
 from cardtable.protocol.schema import selected_validator
 from cardtable.server.lobby import Hub
+from cardtable.server.refusals import refuse
 from cardtable.server.store.db import NameError_, Store
 from cardtable.server.submissions.store import SubmissionStore
 from cardtable.server.validation import validated_games
@@ -103,7 +103,7 @@ def create_bot(body: NewBot, request: Request) -> Any:
     try:
         identity, token = _store(request).create_bot(body.name)
     except NameError_ as exc:
-        return JSONResponse({"detail": exc.reason}, status_code=exc.status)
+        return refuse(exc.status, exc.code, exc.reason, **exc.args_)
     return {
         "name": identity.name,
         "token": token,

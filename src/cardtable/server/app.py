@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, WebSocket
+from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from cardtable import __version__
@@ -32,7 +33,6 @@ from cardtable.server.connection import Session
 from cardtable.server.limits import (
     BodyLimit,
     TokenThrottle,
-    explain_body_errors,
     redact_server_logs,
 )
 from cardtable.server.lobby import Hub
@@ -40,6 +40,7 @@ from cardtable.server.lockouts import BotLogins, SignInThrottle
 from cardtable.server.oplog import AccessLog, RequestCounts
 from cardtable.server.prometheus import router as prometheus_router
 from cardtable.server.proxies import UntrustedForwarding, trusted_networks
+from cardtable.server.refusals import coded_http_errors, invalid_request
 from cardtable.server.request_limits import RequestLimits, RequestRates
 from cardtable.server.store import Store
 from cardtable.server.submissions.api import router as submissions_router
@@ -153,7 +154,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         idle_s=settings.header_timeout_s,
         larger=(("POST", "/versions", settings.hosted_archive_bytes),),
     )
-    app.add_exception_handler(HTTPException, explain_body_errors)
+    app.add_exception_handler(HTTPException, coded_http_errors)
+    app.add_exception_handler(RequestValidationError, invalid_request)
     # outermost: one log line and one count per HTTP request, refusals included (oplog.py)
     app.state.request_counts = RequestCounts()
     app.add_middleware(AccessLog, counts=app.state.request_counts)

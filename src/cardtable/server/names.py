@@ -33,11 +33,14 @@ _MAX_MARKS = 3
 
 
 class NameRefused(ValueError):
-    """A name holds what no name may hold; ``reason`` says what."""
+    """A name holds what no name may hold; ``reason`` says what, ``code`` and ``args`` say it
+    without words (refusals.CODES)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, code: str, **args: str) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.code = code
+        self.args_ = args
 
 
 def normalise(name: str) -> str:
@@ -49,12 +52,16 @@ def normalise(name: str) -> str:
         if category in _REFUSED_CATEGORIES or (ch.isspace() and ch != " "):
             raise NameRefused(
                 f"a name may not hold {unicodedata.name(ch, f'U+{ord(ch):04X}')} "
-                f"(U+{ord(ch):04X}): control, invisible and direction characters are refused"
+                f"(U+{ord(ch):04X}): control, invisible and direction characters are refused",
+                "name_invisible",
+                char=f"U+{ord(ch):04X}",
             )
         if category in ("Mn", "Me"):
             marks += 1
             if marks > _MAX_MARKS:
-                raise NameRefused("a name may not stack more than three combining marks")
+                raise NameRefused(
+                    "a name may not stack more than three combining marks", "name_marks"
+                )
         else:
             marks = 0
     return text

@@ -29,6 +29,7 @@ from cardtable.server.limits import (
     exempt_addresses,
 )
 from cardtable.server.proxies import scope_address
+from cardtable.server.refusals import body as refusal
 
 #: GET paths whose answers cost the database and the event loop (lists, records, pages).
 EXPENSIVE_READS = re.compile(
@@ -110,7 +111,9 @@ async def _too_many(send: Send, rule: Rule, wait: float) -> None:
         f"too many {rule.what} from your address ({limit.limit} within "
         f"{limit.window_s:g} s): try again in {seconds} s"
     )
-    body = json.dumps({"detail": detail, "retry_after": seconds}).encode()
+    body = json.dumps(
+        {**refusal("too_many_requests", detail, retry_after=seconds), "retry_after": seconds}
+    ).encode()
     await send(
         {
             "type": "http.response.start",

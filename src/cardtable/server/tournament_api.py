@@ -18,6 +18,7 @@ from cardtable.server import organiser
 from cardtable.server.limits import TokenThrottle
 from cardtable.server.organiser import SanctionRequest
 from cardtable.server.proxies import client_address
+from cardtable.server.refusals import Refused
 from cardtable.server.store.db import Store
 from cardtable.server.tournaments import (
     TournamentError,
@@ -83,7 +84,7 @@ async def status(tid: str, request: Request) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     info = await loop.run_in_executor(hub.db_executor, _db(request).get, tid)
     if info is None:
-        raise HTTPException(404, f"no tournament {tid!r}")
+        raise Refused(404, "unknown_tournament", f"no tournament {tid!r}", id=tid)
     # who is connected (waiting for a game, playing one) or not: read on the event loop
     presence = hub.tournaments.presence(tid, [e["name"] for e in info["entrants"]])
     for e in info["entrants"]:
@@ -143,7 +144,7 @@ def standings(tid: str, request: Request) -> dict[str, Any]:
 def games(tid: str, request: Request) -> dict[str, Any]:
     db = _db(request)
     if db.get(tid) is None:
-        raise HTTPException(404, f"no tournament {tid!r}")
+        raise Refused(404, "unknown_tournament", f"no tournament {tid!r}", id=tid)
     return {"games": db.games_list(tid)}
 
 

@@ -128,10 +128,20 @@ def name_keys(name: str) -> dict[str, str]:
     return {"name_fold": names.fold(name), "name_skeleton": names.skeleton(name)}
 
 
-def _taken_reason(name: str, taken: str) -> str:
+def _taken(name: str, taken: str) -> NameError_:
     if taken == name or names.fold(taken) == names.fold(name):
-        return f"the name {name!r} is taken"
-    return f"the name {name!r} is taken: it looks like {taken!r}"
+        return NameError_(409, f"the name {name!r} is taken", "name_taken", name=name)
+    return NameError_(
+        409,
+        f"the name {name!r} is taken: it looks like {taken!r}",
+        "name_looks_taken",
+        name=name,
+        taken=taken,
+    )
+
+
+def _reserved_code(name: str) -> str:
+    return "name_house" if names.house_name(name) else "name_guest"
 
 
 #: The password hasher: argon2id with argon2-cffi's defaults (RFC 9106's second recommended
@@ -149,22 +159,29 @@ def check_person_name(name: str) -> str:
     try:
         name = names.normalise(" ".join(name.split()))
     except names.NameRefused as exc:
-        raise NameError_(422, exc.reason) from None
+        raise NameError_(422, exc.reason, exc.code, **exc.args_) from None
     if not PERSON_NAME_PATTERN.match(name):
         raise NameError_(
             422,
             "a name has 2-32 letters, digits, '_', '-', '.' or single spaces, starting with a "
             "letter or digit",
+            "name_form",
         )
     reserved = names.reserved_reason(name)
     if reserved is not None:
-        raise NameError_(422, reserved)
+        raise NameError_(422, reserved, _reserved_code(name))
     return name
 
 
 def check_password(password: str) -> None:
     if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        raise NameError_(422, f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
+        raise NameError_(
+            422,
+            f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters",
+            "password_length",
+            min=PASSWORD_MIN,
+            max=PASSWORD_MAX,
+        )
 
 
 def _claim(conn: Connection, player_id: int, guest_key: str) -> int:
@@ -210,12 +227,15 @@ class AlreadyEnded(RuntimeError):
 
 
 class NameError_(ValueError):
-    """A bot name is invalid (``code`` 400/422) or taken (409)."""
+    """A name or password is invalid (``status`` 422) or the name taken (409); ``code`` and
+    ``args`` say which without words (refusals.CODES)."""
 
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(self, status: int, reason: str, code: str, **args: Any) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.code = code
+        self.args_ = args
 
 
 @dataclass(frozen=True)
@@ -316,26 +336,29 @@ class Store:
         if name != name.strip():
             # refused, not trimmed: the name a bot connects with is the one it registered
             raise NameError_(
-                422, "a bot name may not begin or end with a space, a tab or a line break"
+                422,
+                "a bot name may not begin or end with a space, a tab or a line break",
+                "bot_name_spaces",
             )
         try:
             name = names.normalise(name)
         except names.NameRefused as exc:
-            raise NameError_(422, exc.reason) from None
+            raise NameError_(422, exc.reason, exc.code, **exc.args_) from None
         if not NAME_PATTERN.fullmatch(name):
             raise NameError_(
                 422,
                 "a bot name has 2-32 letters, digits, '_', '-' or '.', starting with a letter "
                 "or digit",
+                "bot_name_form",
             )
         reserved = names.reserved_reason(name)
         if reserved is not None:
-            raise NameError_(422, reserved)
+            raise NameError_(422, reserved, _reserved_code(name))
         token = new_token()
         with self.engine.begin() as conn:
             taken = self.name_taken(name, conn)
             if taken is not None:
-                raise NameError_(409, _taken_reason(name, taken))
+                raise _taken(name, taken)
             try:
                 pid = conn.execute(
                     players.insert().values(
@@ -349,7 +372,9 @@ class Store:
             except IntegrityError:
                 # another registration of the same name committed between the check and the
                 # insert (two processes, or two requests at once)
-                raise NameError_(409, f"the name {name!r} is taken") from None
+                raise NameError_(
+                    409, f"the name {name!r} is taken", "name_taken", name=name
+                ) from None
         assert pid is not None
         return Identity(int(pid[0]), name, "bot"), token
 
@@ -410,7 +435,7 @@ class Store:
         with self.engine.begin() as conn:
             taken = self.name_taken(name, conn)
             if taken is not None:
-                raise NameError_(409, _taken_reason(name, taken))
+                raise _taken(name, taken)
             try:
                 pid = conn.execute(
                     players.insert().values(
@@ -423,7 +448,9 @@ class Store:
                     )
                 ).inserted_primary_key
             except IntegrityError:
-                raise NameError_(409, f"the name {name!r} is taken") from None
+                raise NameError_(
+                    409, f"the name {name!r} is taken", "name_taken", name=name
+                ) from None
             assert pid is not None
             claimed = _claim(conn, int(pid[0]), guest_key) if guest_key else 0
         return Identity(int(pid[0]), name, "person"), claimed

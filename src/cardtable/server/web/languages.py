@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from cardtable.i18n import CATALOGS, SUPPORTED, negotiate
 from cardtable.server.accounts import CSRF_COOKIE, CSRF_HEADER, current_person, same_origin
+from cardtable.server.refusals import Refused
 from cardtable.server.store.db import Store
 
 COOKIE = "cardtable_lang"
@@ -69,7 +70,7 @@ def remember(body: Choice, request: Request) -> Response:
     cookie = request.cookies.get(CSRF_COOKIE, "")
     header = request.headers.get(CSRF_HEADER, "")
     if not same_origin(request) or not cookie or not hmac.compare_digest(cookie, header):
-        raise HTTPException(403, "cross-site request refused (CSRF token or Origin)")
+        raise Refused(403, "cross_site", "cross-site request refused (CSRF token or Origin)")
     store: Store = request.app.state.store
     store.set_language(person.id, body.lang)
     return Response(status_code=204)

@@ -27,7 +27,7 @@ export async function account(fresh = false) {
   return current;
 }
 
-/** A POST with the CSRF token; resolves to the JSON reply or throws its detail. */
+/** A POST with the CSRF token; resolves to the JSON reply or throws its refusal. */
 async function post(path, body = {}) {
   const me = await account();
   const reply = await fetch(path, {
@@ -39,9 +39,9 @@ async function post(path, body = {}) {
   let data = {};
   try { data = await reply.json(); } catch (_) { /* 204 */ }
   if (!reply.ok) {
-    const err = new Error(typeof data.detail === "string" ? data.detail : (data.detail ? data.detail.map((d) => d.msg).join("; ") : `${reply.status}`));
+    // the server's code in the person's words (errors.js); its English detail only as a last resort
+    const err = new Error(refusal(data) || `${reply.status}`);
     err.status = reply.status;
-    err.retryAfter = data.retry_after;
     throw err;
   }
   return data;
@@ -136,7 +136,7 @@ function drawSignIn(main, navigate) {
       if (me.claimed_games) toast(t("web.account.guest_games_moved", { count: me.claimed_games }));
       await afterSignIn(me, navigate);
     } catch (err) {
-      status.textContent = err.status === 429 ? t("web.account.throttled", { seconds: err.retryAfter }) : err.message;
+      status.textContent = err.message;
     }
   } }, h("h2", { id: "signin-h" }, t("web.nav.signin")),
   field("signin-name", t("web.account.name"), signInName), field("signin-password", t("web.account.password"), signInPassword),

@@ -1,5 +1,7 @@
 // Small DOM helpers: every text goes through textContent, never innerHTML.
 
+import { httpRefusal } from "./errors.js";
+
 /** h("button", {class: "x", onclick: f, "aria-label": "..."}, "text", child, [more]) */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -130,9 +132,7 @@ export function toast(text, kind = "info") {
 export async function getJSON(path) {
   const reply = await fetch(path, { headers: { Accept: "application/json" } });
   if (!reply.ok) {
-    let detail = `${reply.status} ${reply.statusText}`;
-    try { detail = (await reply.json()).detail || detail; } catch (_) { /* not JSON */ }
-    throw new Error(typeof detail === "string" ? detail : JSON.stringify(detail));
+    throw new Error(await httpRefusal(reply)); // the code's words (errors.js), else the detail
   }
   return reply.json();
 }

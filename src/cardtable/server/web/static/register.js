@@ -2,6 +2,7 @@
 
 import { h, clear } from "./dom.js";
 import { t } from "./i18n.js";
+import { refusal } from "./errors.js";
 
 export function renderRegister(main) {
   const name = h("input", { type: "text", id: "bot-name", name: "name", required: true, maxlength: 32, pattern: "[A-Za-z0-9][A-Za-z0-9_.\\-]{1,31}", autocomplete: "off" });
@@ -14,7 +15,7 @@ export function renderRegister(main) {
     });
     const data = await reply.json().catch(() => ({}));
     if (reply.status !== 201) {
-      const detail = typeof data.detail === "string" ? data.detail : (data.detail && data.detail[0] && data.detail[0].msg) || reply.statusText;
+      const detail = refusal(data) || reply.statusText;
       out.appendChild(h("p", { class: "error", role: "alert" }, t("web.register.refused", { detail })));
       return;
     }

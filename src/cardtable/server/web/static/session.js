@@ -5,6 +5,7 @@
 // hello with the same token, and the server offers the running games to resume.
 
 import { t } from "./i18n.js";
+import { refusal } from "./errors.js";
 
 const PROTOCOL = 1;
 const STORE_KEY = "cardtable.identity";
@@ -150,14 +151,15 @@ export class Session {
         if (!welcomed && msg.type === "error") {
           this.wantOpen = false;
           this.connecting = null;
-          reject(new Error(msg.reason));
+          reject(new Error(refusal(msg))); // the code in the person's words (errors.js)
           return;
         }
         this.handle(msg);
       });
       ws.addEventListener("close", (ev) => {
         const wasOpen = welcomed;
-        if (!welcomed) reject(new Error(ev.reason || t("web.table.lost_closed")));
+        // a refusal's close carries its code as the reason (connection.py fatal)
+        if (!welcomed) reject(new Error(ev.reason ? refusal({ code: ev.reason, reason: ev.reason }) : t("web.table.lost_closed")));
         if (this.ws !== ws) return; // an older socket, closed after a newer one opened
         this.ws = null;
         this.you = null;
@@ -167,7 +169,7 @@ export class Session {
         const retry = this.wantOpen && wasOpen && ev.code !== 1008;
         // the server's refusal: an error message, then the close with its code as the reason
         const error = ev.code === 1008 && this.lastError && this.lastError.code === ev.reason ? this.lastError : null;
-        if (this.wantOpen && wasOpen && !retry) this.stopped = { code: ev.code, reason: (error && error.reason) || ev.reason, error: error && error.code };
+        if (this.wantOpen && wasOpen && !retry) this.stopped = { code: ev.code, reason: refusal(error || { code: ev.reason, reason: ev.reason }), error: error && error.code };
         this.emit("closed", { code: ev.code, reason: ev.reason, retry, error });
         if (retry) this.reconnectLater();
       });
@@ -327,11 +329,11 @@ export class Session {
         return;
       }
       case "error": {
-        this.lastError = { code: msg.code, reason: msg.reason };
+        this.lastError = { code: msg.code, reason: msg.reason, args: msg.args };
         if (msg.code === "taken_over" && this.current) {
           const store = this.game(this.current);
           store.takenOver = true;
-          store.notices.push(msg.reason);
+          store.notices.push(refusal(msg));
           store.version++;
           this.emit("game", store);
         }

@@ -2,6 +2,7 @@
 // and games, and refreshes every few seconds until the standings are frozen.
 
 import { loadLanguage, languages, lang, setLanguage, t } from "./i18n.js";
+import { httpRefusal } from "./errors.js";
 
 const main = document.getElementById("main");
 const tid = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
@@ -23,7 +24,7 @@ const interval = (lo, hi, fmt) => (lo === null || lo === undefined ? "" : `[${fm
 
 async function getJSON(path) {
   const r = await fetch(path, { cache: "no-store" });
-  if (!r.ok) throw new Error(`${r.status} ${(await r.json().catch(() => ({}))).detail || ""}`);
+  if (!r.ok) throw new Error(await httpRefusal(r)); // the code's words (errors.js), else the detail
   return r.json();
 }
 

@@ -7,6 +7,8 @@
 - Two people at one table, one German and one Dutch, each read the log in their own language:
   the server sends codes, each page words them.
 - The switcher in the header changes the language and the browser remembers it.
+- A wrong password on the sign-in page reads German for a German person (the server sends a
+  code, the page words it), and so does the sign-in throttle with its seconds.
 - Screenshots of the table in each language, desktop and phone (docs/screenshots/lang-*.png).
 - A finished game's replay read in German (its controls, moves, step line and a seat's view at a
   decision), and a bot's page in French (its faults, places and games); the replay's screenshots
@@ -242,6 +244,35 @@ def test_the_switcher_changes_the_language_and_the_browser_remembers_it(
         no_key_shown(tab)
     finally:
         tab.page.context.close()
+
+
+def test_a_wrong_password_reads_german_for_a_german_person(browser: Any, tmp_path: Path) -> None:
+    de, en = catalog("de"), catalog("en")
+    # its own server: the wrong password makes the name wait (30 s) from this address
+    with run_server(tmp_path, sign_in_backoff_s=30.0) as web:
+        tab = open_tab(browser, width=390, height=844, locale="de-DE")
+        try:
+            page = tab.page
+            page.goto(web.url + "/signin")
+            form = page.locator("form[aria-labelledby=signin-h]")
+            form.locator("input[name=name]").fill("Niemand")
+            form.locator("input[name=password]").fill("nicht das Passwort")
+            form.locator("button[type=submit]").click()
+            alert = page.locator(".account-page [role=alert]")
+            alert.get_by_text(de["web.error.wrong_password"], exact=True).wait_for()
+            assert en["web.error.wrong_password"] not in alert.inner_text()
+            form.locator("button[type=submit]").click()  # again: throttled, in German too
+            throttled = pattern(de["web.error.sign_in_throttled"])
+            page.wait_for_function(
+                "([el, rx]) => new RegExp(rx).test(el.textContent.trim())",
+                arg=[alert.element_handle(), throttled.pattern],
+            )
+            assert "try again" not in alert.inner_text()
+            no_key_shown(tab)
+            no_sideways_scroll(tab)
+            assert not tab.errors, tab.errors
+        finally:
+            tab.page.context.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "de", "fr", "nl", "it"])

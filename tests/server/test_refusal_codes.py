@@ -6,6 +6,7 @@ here, fails."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,13 @@ CASES: list[tuple[str, Callable[[httpx.Client], Any], int, str]] = [
     ),
     ("no tournament", lambda c: c.get("/api/tournaments/nope"), 404, "unknown_tournament"),
 ]
+
+
+def test_the_docs_list_every_code() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "server.md").read_text()
+    section = docs.split("### Refusals over HTTP", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `([a-z_]+)` \|", section, re.MULTILINE))
+    assert listed == set(CODES)
 
 
 def test_every_code_has_a_case_and_words_in_every_language() -> None:

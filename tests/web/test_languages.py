@@ -8,7 +8,8 @@
   the server sends codes, each page words them.
 - The switcher in the header changes the language and the browser remembers it.
 - A wrong password on the sign-in page reads German for a German person (the server sends a
-  code, the page words it), and so does the sign-in throttle with its seconds.
+  code, the page words it), and so does the sign-in throttle with its seconds (screenshots
+  docs/screenshots/lang-de-signin-refused*.png).
 - Screenshots of the table in each language, desktop and phone (docs/screenshots/lang-*.png).
 - A finished game's replay read in German (its controls, moves, step line and a seat's view at a
   decision), and a bot's page in French (its faults, places and games); the replay's screenshots
@@ -268,6 +269,7 @@ def test_a_wrong_password_reads_german_for_a_german_person(browser: Any, tmp_pat
                 arg=[alert.element_handle(), throttled.pattern],
             )
             assert "try again" not in alert.inner_text()
+            shot_pair(tab, "lang-de-signin-refused")
             no_key_shown(tab)
             no_sideways_scroll(tab)
             assert not tab.errors, tab.errors

@@ -151,15 +151,14 @@ export class Session {
         if (!welcomed && msg.type === "error") {
           this.wantOpen = false;
           this.connecting = null;
-          reject(new Error(refusal(msg))); // the code in the person's words (errors.js)
+          reject(new Error(msg.reason));
           return;
         }
         this.handle(msg);
       });
       ws.addEventListener("close", (ev) => {
         const wasOpen = welcomed;
-        // a refusal's close carries its code as the reason (connection.py fatal)
-        if (!welcomed) reject(new Error(ev.reason ? refusal({ code: ev.reason, reason: ev.reason }) : t("web.table.lost_closed")));
+        if (!welcomed) reject(new Error(ev.reason || t("web.table.lost_closed")));
         if (this.ws !== ws) return; // an older socket, closed after a newer one opened
         this.ws = null;
         this.you = null;

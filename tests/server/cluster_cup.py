@@ -23,6 +23,7 @@ from websockets.frames import Close, Opcode
 
 from compat.khclient import KhClient, Rejected, Script, play
 from loopback import LOOPBACK
+from patience import patience
 from server.test_cluster import CARDTABLE, Process
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def kh_entrant(
             time.sleep(0.2)  # its operator's bot tries again
             continue
         try:
-            end = play(client, Script(name), timeout=timeout)
+            end = play(client, Script(name), timeout=patience(timeout))
         except (OSError, TimeoutError, AssertionError):
             end = None
         finally:
@@ -194,10 +195,11 @@ def wait_finished(
 
 def wait_bots_over(bots: Mapping[str, subprocess.Popen[str]], tid: str, timeout: float) -> None:
     """Each native bot says the tournament is over and exits 0, within ``timeout`` seconds
+    (on an idle machine: scaled by ``patience``)
     (one still playing then is killed)."""
     for n, b in bots.items():
         try:
-            out, _ = b.communicate(timeout=timeout)
+            out, _ = b.communicate(timeout=patience(timeout))
         except subprocess.TimeoutExpired:
             b.kill()
             raise AssertionError(f"{n} still plays: {b.communicate()[0][-2000:]}") from None
@@ -210,7 +212,7 @@ def wait_bots_over(bots: Mapping[str, subprocess.Popen[str]], tid: str, timeout:
 def join(threads: Iterable[threading.Thread], timeout: float = 30) -> None:
     """Each client thread ends (within ``timeout`` seconds each)."""
     for t in threads:
-        t.join(timeout=timeout)
+        t.join(timeout=patience(timeout))
         assert not t.is_alive()
 
 

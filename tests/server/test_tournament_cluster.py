@@ -27,6 +27,7 @@ TESTS = str(Path(__file__).resolve().parents[1])
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
+from patience import patience  # noqa: E402
 from server import cluster_cup as cup  # noqa: E402
 from server.test_cluster import database, redis_prefix  # noqa: E402, F401
 from server.wire import organise  # noqa: E402
@@ -69,10 +70,10 @@ def test_a_mixed_tournament_on_a_cluster_survives_sigkill(
             bots[n] = cup.native_bot(host.http, n, tid, tokens[n])
         # enters again after every game, and after its server went away
         kh = cup.in_thread(cup.kh_entrant, KH, host, tid, stop, seen, timeout=120)
-        cup.wait_running(office.http, tid, done=1, deadline=time.monotonic() + 120)
+        cup.wait_running(office.http, tid, done=1, deadline=time.monotonic() + patience(120))
         host.kill()
         host.start()  # on its port, under its name: it settles what its predecessor left
-        cup.wait_finished(office.http, tid, time.monotonic() + 180)
+        cup.wait_finished(office.http, tid, time.monotonic() + patience(180))
         cup.wait_bots_over(bots, tid, timeout=60)
         cup.join([kh])
         games = cup.games_of(tid, office.http)
@@ -137,7 +138,7 @@ def test_a_tournament_seats_entrants_of_two_processes_at_one_table(
 
         # kill the process running a game until a kill cuts one off (a game may end first)
         killed: str | None = None
-        end = time.monotonic() + 90
+        end = time.monotonic() + patience(90)
         while killed is None:
             running = [g for g in games() if g["state"] == "running" and g["game_id"]]
             owner = (

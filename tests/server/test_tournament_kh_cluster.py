@@ -27,6 +27,7 @@ if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
 from compat.khclient import KhClient, Rejected, Script, play  # noqa: E402
+from patience import patience  # noqa: E402
 from server import cluster_cup as cup  # noqa: E402
 from server.test_cluster import Process, database, redis_prefix  # noqa: E402, F401
 from server.wire import organise  # noqa: E402
@@ -53,7 +54,7 @@ def kh_bot(name: str, proc: Process, tid: str, stop: threading.Event, ends: list
                 ends.append(exc)  # refused: the test fails on it
             return
         try:
-            end = play(client, Script(name), timeout=60)
+            end = play(client, Script(name), timeout=patience(60))
             if end is not None:
                 ends.append(end)
         finally:
@@ -102,7 +103,9 @@ def test_kuh_handel_entrants_of_two_processes_play_at_one_table(
             return cup.games_of(tid, office.http)
 
         # the code before never started a game of Kuh-Handel entrants of two processes
-        cup.wait_finished(office.http, tid, time.monotonic() + 45, lambda: f"{games()} (see {log})")
+        cup.wait_finished(
+            office.http, tid, time.monotonic() + patience(45), lambda: f"{games()} (see {log})"
+        )
         cup.wait_bots_over(bots, tid, timeout=30)
         cup.join(threads)
         done = cup.played_once(games())  # each exactly once
@@ -184,7 +187,7 @@ def test_killing_a_process_that_holds_a_relayed_kuh_handel_seat(
         threads = [
             cup.in_thread(cup.kh_entrant, n, procs[i], tid, stop, seen[n]) for i, n in enumerate(KH)
         ]
-        deadline = time.monotonic() + 100
+        deadline = time.monotonic() + patience(100)
 
         def games() -> list[dict[str, Any]]:
             return cup.games_of(tid, *(p.http for p in procs))

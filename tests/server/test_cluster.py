@@ -299,7 +299,7 @@ async def _play_and_kill(
             name=name,
             token=tokens[name],
             threaded=False,
-            backoff=Backoff(first=0.2, most=1.0, give_up_after=60.0, attempts=200),
+            backoff=Backoff(first=0.2, most=1.0, give_up_after=patience(60.0), attempts=200),
             version=f"{name}-v1",
         )
         clients[name] = client
@@ -331,7 +331,7 @@ async def _play_and_kill(
             # kill the process that runs a game at this moment, so that every kill hits one
             # (tables run where the cluster places them: a fixed victim could hold none)
             victim = None
-            end = time.monotonic() + 20
+            end = time.monotonic() + patience(20)
             while victim is None and time.monotonic() < end:
                 victim = await asyncio.to_thread(running_owner)
                 if victim is None:
@@ -351,7 +351,7 @@ async def _play_and_kill(
     t0 = time.monotonic()
     kill_task = asyncio.create_task(killer())
     tasks = {asyncio.create_task(bot(i, name)): name for i, name in enumerate(tokens)}
-    _, pending = await asyncio.wait(tasks, timeout=180)
+    _, pending = await asyncio.wait(tasks, timeout=patience(180))
     for task in pending:
         task.cancel()
     for task in tasks:

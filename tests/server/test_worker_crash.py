@@ -39,6 +39,7 @@ from sqlalchemy import create_engine, select
 from cardtable.client import Client, agent_source
 from cardtable.server.store.models import faults, games, players
 from loopback import LOOPBACK
+from patience import patience
 from server.test_cluster import (
     CARDTABLE,
     RANKED_RANDOM,
@@ -245,14 +246,16 @@ def test_sigkill_of_a_relaying_process_charges_the_relayed_seat_no_fault(tmp_pat
             assert wire.hello_bot("relayed", token)["type"] == "welcome"
             wire.send({"type": "join", "lobby": "ranked", "game": "kuhhandel", "rules": "classic"})
             bots = Bots(p0.http, {n: p0.register(n) for n in ("home0", "home1")})
-            request = wire.expect("request", timeout=60)  # its table runs on r0 (two bots of 3)
+            request = wire.expect(
+                "request", timeout=patience(60)
+            )  # its table runs on r0 (two bots of 3)
             game_id = str(request["game_id"])
             with engine.connect() as conn:
                 instance = conn.execute(select(games.c.instance).where(games.c.id == game_id))
                 assert str(instance.scalar()).startswith("r0-"), "the table did not run on r0"
             p1.kill()  # the relayed bot's process dies with its request open
             wire.ws.close()
-            end = time.monotonic() + 90
+            end = time.monotonic() + patience(90)
             while True:
                 with engine.connect() as conn:
                     status = conn.execute(select(games.c.status).where(games.c.id == game_id))

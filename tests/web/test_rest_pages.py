@@ -105,14 +105,15 @@ def test_replay_move_list_jumps_and_links_to_a_position(
         rows = page.locator("table.games tbody tr")
         rows.first.wait_for()
         rules = [r.locator("td.rules").inner_text() for r in rows.all()]
-        # {"rounds": 3} is the short preset, on the list and in the viewer's title
-        assert "short" in rules and "master" in rules, rules
+        # {"rounds": 3} is the short preset, on the list and in the viewer's title, named as
+        # the catalog names the edition (en: "Cunegonda, short match")
+        assert "Cunegonda, short match" in rules and "Kuhhandel Master" in rules, rules
         assert "custom" not in " ".join(rules)
 
         page.goto(f"{web.url}/replay/{ids['master']}")
         moves = _moves(page)
         moves.locator("button.move").nth(3).wait_for()
-        assert "Kuhhandel · master" in page.locator("h1").inner_text()
+        assert "Kuhhandel Master" in page.locator("h1").inner_text()
         heads = moves.locator("button.group-head")
         kinds = {h.get_attribute("data-group") for h in heads.all()}
         assert {"auction", "trade"} <= kinds, kinds
@@ -199,7 +200,7 @@ def test_cunegonda_replay_jumps_by_round_and_trick(
         page.goto(f"{web.url}/replay/{ids['short']}")
         moves = _moves(page)
         moves.locator("button.group-head").first.wait_for()
-        assert "Cunegonda · short" in page.locator("h1").inner_text()
+        assert "Cunegonda, short match" in page.locator("h1").inner_text()
         heads = [h.inner_text() for h in moves.locator("button.group-head").all()]
         assert heads[0] == "Round 1: passing" and "Round 1, trick 1" in heads
         assert "Round 3, trick 13" in heads
@@ -279,7 +280,8 @@ def test_lobby_defaults_fit_me_against_three_bots(tab: Tab, server: WebServer) -
 
 def test_the_table_header_names_an_open_classic_auction(browser: Any, server: WebServer) -> None:
     """One name everywhere: a practice table of classic with an open auction is called
-    'classic (open auction)' in its header and in the lobby's running tables."""
+    'classic (open auction)' in the lobby's running tables and, as the catalog names the
+    edition, "You're Bluffing! (open auction)" in its header."""
     tab = open_tab(browser)
     page = tab.page
     try:
@@ -290,7 +292,7 @@ def test_the_table_header_names_an_open_classic_auction(browser: Any, server: We
         form.get_by_label("Open auction", exact=False).check()
         form.get_by_role("button", name="Play now").click()
         game_id = game_id_of(tab)
-        page.locator("h1", has_text="Kuhhandel · classic (open auction)").wait_for()
+        page.locator("h1", has_text="You're Bluffing! (open auction)").wait_for()
         tables = LOOPBACK.get(f"{server.url}/api/tables").json()["running"]
         mine = [t for t in tables if t["id"] == game_id]
         assert mine and mine[0]["rules_label"] == "classic (open auction)", mine
@@ -332,7 +334,8 @@ def test_leaderboard_opens_on_a_board_with_games(
         try:
             tab.page.goto(web.url + "/leaderboard")
             tab.page.locator("table.leaderboard").wait_for()
-            assert "Cunegonda · short" in tab.page.locator("table.leaderboard caption").inner_text()
+            caption = tab.page.locator("table.leaderboard caption").inner_text()
+            assert "Cunegonda, short match" in caption, caption
             assert "game=cunegonda" in tab.page.url and "rules=short" in tab.page.url
             assert not tab.errors, tab.errors
         finally:

@@ -37,8 +37,15 @@ export function ruleSetName(x) {
   return t("web.names.custom_rules");
 }
 
-/** "Kuhhandel · classic (open auction)": the title of a table, a replay or a leaderboard. */
+/**
+ * The title of a table, a replay or a leaderboard: the edition's name where the catalog knows
+ * the preset ("You're Bluffing! (open auction)", "Kuhhandel Master": it names the game), else
+ * the game and the rule set ("Kuhhandel · custom rules").
+ */
 export function gameTitle(x, label = null) {
+  const rules = label || x.rules_label || x.rules_name || (typeof x.rules === "string" ? x.rules : "");
+  const preset = /^[\w-]+/.exec(rules || "");
+  if (preset && has(`ruleset.${x.game}.${preset[0]}`)) return rulesName(rules, x.game);
   return `${gameName(x.game)} · ${label ? rulesName(label, x.game) : ruleSetName(x)}`;
 }
 

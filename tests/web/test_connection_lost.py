@@ -62,10 +62,15 @@ def test_a_page_whose_seat_another_tab_took_says_so_and_plays_on(
         lost.wait_for()
         assert "another tab" in lost.inner_text(), lost.inner_text()
         assert socket_story(tab, 2) == ["open", "closed"], tab.sockets
-        # the panel is still on screen; passing from it says why nothing happens
+        # the person goes back to the first tab (a background tab draws no frames, and the
+        # table draws on animation frames): the panel is still on screen; passing from it says
+        # why nothing happens
+        page.bring_to_front()
         cunegonda_step(page, "pass", panel, {})
+        # polled by time, not by animation frames (the other tab may take the front again)
         page.wait_for_function(
-            "() => (window.__toasts || []).some((t) => t.includes('reconnect first'))"
+            "() => (window.__toasts || []).some((t) => t.includes('reconnect first'))",
+            polling=100,
         )
         assert not actions_sent(tab)
         shot_pair(tab, "connection-lost")

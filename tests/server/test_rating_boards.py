@@ -9,10 +9,17 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
-import httpx
 import pytest
 
-from server.wire import RunningServer, Wire, db_url, fast_settings, play_until_end, running_server
+from server.wire import (
+    RunningServer,
+    Wire,
+    db_url,
+    fast_settings,
+    person,
+    play_until_end,
+    running_server,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -21,23 +28,6 @@ pytestmark = pytest.mark.timeout(120)
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     with running_server(fast_settings(db_url(tmp_path_factory.mktemp("boards")))) as running:
         yield running
-
-
-def person(server: RunningServer, name: str) -> Wire:
-    """Sign ``name`` up over HTTP and say hello as that person with the session cookie."""
-    client = httpx.Client(base_url=server.http, timeout=30)
-    csrf = client.get("/api/account").json()["csrf_token"]
-    reply = client.post(
-        "/api/account/signup",
-        json={"name": name, "password": "password " + name},
-        headers={"X-CSRF-Token": csrf, "Origin": server.http},
-    )
-    assert reply.status_code == 201, reply.text
-    cookie = "; ".join(f"{c.name}={c.value}" for c in client.cookies.jar)
-    wire = Wire(server.ws, headers={"Cookie": cookie, "Origin": server.http})
-    wire.send({"type": "hello", "protocol": 1, "person": True})
-    assert wire.expect("welcome")["you"] == {"name": name, "kind": "person"}
-    return wire
 
 
 def rated_practice(wire: Wire, game: str, rules: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
@@ -292,3 +293,20 @@ def organise(http: str, admin: str, **spec: Any) -> dict[str, Any]:
     )
     assert r.status_code == 201, r.text
     return dict(r.json())
+
+
+def person(server: RunningServer, name: str) -> Wire:
+    """Sign ``name`` up over HTTP and say hello as that person with the session cookie."""
+    client = httpx.Client(base_url=server.http, timeout=30)
+    csrf = client.get("/api/account").json()["csrf_token"]
+    reply = client.post(
+        "/api/account/signup",
+        json={"name": name, "password": "password " + name},
+        headers={"X-CSRF-Token": csrf, "Origin": server.http},
+    )
+    assert reply.status_code == 201, reply.text
+    cookie = "; ".join(f"{c.name}={c.value}" for c in client.cookies.jar)
+    wire = Wire(server.ws, headers={"Cookie": cookie, "Origin": server.http})
+    wire.send({"type": "hello", "protocol": 1, "person": True})
+    assert wire.expect("welcome")["you"] == {"name": name, "kind": "person"}
+    return wire

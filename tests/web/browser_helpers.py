@@ -661,3 +661,17 @@ def play_as_registered_bot(
         )
     )
     return reports
+
+
+@contextlib.contextmanager
+def random_cunegonda_match(db_dir: Path, name: str) -> Iterator[tuple[WebServer, str, int]]:
+    """A server with random house bots on which the bot ``name`` (random) played one ranked
+    Cunegonda match, analysed with 4 worlds a decision: (server, game id, the bot's seat)."""
+    with run_server(
+        db_dir,
+        house_bots={"cunegonda": "random"},
+        fallback_bot={"cunegonda": "random"},
+        analysis_worlds=4,
+    ) as web:
+        reports = play_as_registered_bot(web, name, "random", game="cunegonda", rules="standard")
+        yield web, reports[0].game_id, reports[0].seat

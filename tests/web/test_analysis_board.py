@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import SCREENSHOTS, WebServer, open_tab, play_as_registered_bot, run_server
+from browser_helpers import SCREENSHOTS, WebServer, open_tab, random_cunegonda_match
 
 from loopback import LOOPBACK
 
@@ -38,14 +38,8 @@ FREE_DOTS = """() => [...document.querySelectorAll('.an-plot .an-dot')].map((d) 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebServer, str, int]]:
-    with run_server(
-        tmp_path_factory.mktemp("analysis-board"),
-        house_bots={"cunegonda": "random"},
-        fallback_bot={"cunegonda": "random"},
-        analysis_worlds=4,
-    ) as web:
-        reports = play_as_registered_bot(web, NAME, "random", game="cunegonda", rules="standard")
-        yield web, reports[0].game_id, reports[0].seat
+    with random_cunegonda_match(tmp_path_factory.mktemp("analysis-board"), NAME) as match:
+        yield match
 
 
 def _in_view(b: dict[str, Any] | None, height: float, *, whole: bool = True) -> bool:

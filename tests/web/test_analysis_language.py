@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import WebServer, open_tab, play_as_registered_bot, run_server, shot_pair
+from browser_helpers import WebServer, open_tab, random_cunegonda_match, shot_pair
 from test_languages import catalog, no_key_shown, no_sideways_scroll, pattern
 
 from loopback import LOOPBACK
@@ -29,14 +29,8 @@ NAME = "lernender"
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebServer, str, int]]:
-    with run_server(
-        tmp_path_factory.mktemp("analysis-de"),
-        house_bots={"cunegonda": "random"},
-        fallback_bot={"cunegonda": "random"},
-        analysis_worlds=4,
-    ) as web:
-        reports = play_as_registered_bot(web, NAME, "random", game="cunegonda", rules="standard")
-        yield web, reports[0].game_id, reports[0].seat
+    with random_cunegonda_match(tmp_path_factory.mktemp("analysis-de"), NAME) as match:
+        yield match
 
 
 def test_the_analysis_reads_german(browser: Any, played: tuple[WebServer, str, int]) -> None:

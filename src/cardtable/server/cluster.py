@@ -58,7 +58,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from cardtable.protocol import dumps
+from cardtable.server.cluster_people import PeopleRelay
 from cardtable.server.compat.relay import KhRelays, RelayedBotConnection
+from cardtable.server.config import redacted_url as redacted
 from cardtable.server.metrics import Stamp
 
 if TYPE_CHECKING:
@@ -167,8 +169,9 @@ class Cluster:
         self.watching: dict[str, tuple[str, str]] = {}
         #: (host run, connection) -> its relay on this process
         self.relays: dict[tuple[str, str], RelayPeer] = {}
-        #: Kuh-Handel connections relayed frame by frame (tournaments, compat/relay.py)
-        self.kh = KhRelays(self)
+        #: Kuh-Handel connections relayed frame by frame (tournaments, compat/relay.py); people's
+        #: chat, rematch offers and tables' presence (cluster_people.py)
+        self.kh, self.people = KhRelays(self), PeopleRelay(self)
         self._out: asyncio.Queue[Op] = asyncio.Queue()
         self._tasks: list[asyncio.Task[Any]] = []
         self._alive: dict[str, float] = {}  # run -> monotonic time it was last checked alive
@@ -205,7 +208,7 @@ class Cluster:
             (self._reaper(), "cluster-reaper"),
         ):
             self._tasks.append(asyncio.create_task(coro, name=name))
-        log.info("cluster: process %s (redis %s, prefix %r)", self.run, _safe(self.url), self.p)
+        log.info("cluster: process %s (redis %s, prefix %r)", self.run, redacted(self.url), self.p)
 
     async def stop(self) -> None:
         await self.kh.stop()
@@ -393,8 +396,8 @@ class Cluster:
                 if ended:
                     self._drop_route(session, ended)
             return
-        if op.startswith("kh_"):
-            self.kh.handle(m)
+        if op.startswith(("kh_", "people_")):
+            (self.kh if op.startswith("kh_") else self.people).handle(m)
             return
         if op == "reaped":
             if m["run"] != self.run:
@@ -1025,11 +1028,3 @@ def _stale(m: Mapping[str, Any]) -> dict[str, Any]:
         "code": "not_your_turn",
         "reason": f"you hold no seat in a running game {m['game']!r}",
     }
-
-
-def _safe(url: str) -> str:
-    """A Redis URL without its password."""
-    if "@" in url:
-        scheme, rest = url.split("://", 1) if "://" in url else ("redis", url)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return url

@@ -309,3 +309,11 @@ def load_settings(
             raise ValueError(f"unknown setting {key!r}")
         setattr(settings, key, _convert(key, value) if key in _SCALARS else value)
     return settings
+
+
+def redacted_url(url: str) -> str:
+    """A URL (``redis_url``, for the logs) without its password."""
+    if "@" in url:
+        scheme, rest = url.split("://", 1) if "://" in url else ("redis", url)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url

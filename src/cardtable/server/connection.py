@@ -315,6 +315,9 @@ class Session:
                 if refusal is not None:
                     self.send({"type": "error", "code": NOT_VALIDATED, "reason": refusal})
                     return
+            cluster = self.hub.cluster
+            if cluster is not None and cluster.people.again(self, message):
+                return  # play again a game another process ran (server/cluster_people.py)
             try:
                 await self.hub.join(member, message)
             except JoinError as exc:
@@ -392,7 +395,10 @@ class Session:
         table = self.hub.tables.get(game_id)
         try:
             if table is None:
-                # a table another process of a cluster runs: chat is not relayed (docs/server.md)
+                # a table another process of a cluster runs: relayed (server/cluster_people.py)
+                cluster = self.hub.cluster
+                if cluster is not None and cluster.people.chat(self, kind, message):
+                    return
                 raise ChatError("chat_off", f"no table {game_id!r} with chat on this server")
             if kind == "chat":
                 table.chat.say(self, message)

@@ -482,7 +482,7 @@ class Hub:
             message["again"] = table.again
         for m in table.members:
             m.peer.send(message)
-        offer(self.online, table, message)
+        offer(self, table, message)
         if table.open_seats == 0:
             del self.private[table.invite]
             if table.again is not None:

@@ -11,8 +11,9 @@ in the same seats:
 - :func:`seat_order` and :func:`arrange`: the new game seats everyone where they sat (house bots
   by their names), so a rematch is not reshuffled.
 
-A cluster routes a person's messages to the process of the ended game, where its table waits;
-an offer reaches the people connected to that process.
+In a cluster the table waits on the process that ran the ended game: an offer reaches its
+people wherever they are connected, and their answers go to that process
+(:mod:`.cluster_people`).
 """
 
 from __future__ import annotations
@@ -60,13 +61,18 @@ def _people_away(online: Mapping[str, Any], table: Any) -> Iterable[Any]:
             yield session
 
 
-def offer(online: Mapping[str, Any], table: Any, message: Mapping[str, Any]) -> None:
+def offer(hub: Any, table: Any, message: Mapping[str, Any]) -> None:
     """Show a rematch table still waiting (``message``, the ``table`` message its members got)
-    to the people of the ended game who are not at it."""
+    to the people of the ended game who are not at it (in a cluster, wherever they are
+    connected: :mod:`.cluster_people`)."""
     if table.again is None or table.open_seats <= 0:
         return
-    for session in _people_away(online, table):
+    told = set()
+    for session in _people_away(hub.online, table):
         session.send({**message, "offer": True})
+        told.add(session.member.key)
+    if hub.cluster is not None:
+        hub.cluster.people.offer(table, message, told)
 
 
 def decline(hub: Any, member: Any, game_id: str) -> None:
@@ -75,6 +81,9 @@ def decline(hub: Any, member: Any, game_id: str) -> None:
     Not a player of it, or no such table: nothing happens."""
     code = hub.again_of.get(game_id)
     table = hub.private.get(code) if code is not None else None
+    if table is None and hub.cluster is not None and game_id not in hub.ended:
+        hub.cluster.people.decline(member, game_id)  # the game ended on another process
+        return
     if table is None or member.key not in table.reserved:
         return
     if any(m.key == member.key for m in table.members):

@@ -151,9 +151,19 @@ def _seat_json(seat: Any) -> dict[str, Any]:
 async def table_public(game_id: str, request: Request) -> dict[str, Any]:
     hub = _hub(request)
     table = hub.tables.get(game_id)
-    if table is None or not table.running:
+    if table is not None and table.running:
+        return public_view(table)
+    # a table another process of a cluster runs: its owner answers (server/cluster_people.py)
+    view = None if hub.cluster is None else await hub.cluster.people.public_view(game_id)
+    if view is None:
         raise HTTPException(404, f"no running table {game_id!r}")
-    # the spectator's view (public information only), as late as the table's spectator delay
+    return view
+
+
+def public_view(table: Any) -> dict[str, Any]:
+    """``GET /api/tables/{id}/public`` of a running table of this process: who holds each seat
+    (with their presence) and the spectator's view (public information only), as late as the
+    table's spectator delay."""
     observation, seen = table.spectator_view()
     return {
         "id": table.id,

@@ -9,8 +9,10 @@ one process; the operator reads the report from either process); mute is the vie
 the page, ``static/chat.js``): the server still sends every line to both. A spectator on ``tb``
 gets no chat; a table of one person and house bots has none. ``GET /api/tables/{id}/public`` on
 ``tb`` shows who is here, away and has left. After the game, Ada's rematch offer reaches Ben on
-``tb``; he declines (Ada is told), then accepts: the new game seats both in the same places and
-their chat is relayed there too. Skipped with the reason when PostgreSQL or Redis is unreachable.
+``tb``; he declines (Ada is told). Then Ben asks first, from ``tb``: he waits at a table of
+``ta`` and Ada is offered it; he leaves it and asks again (not refused as "busy": ``ta`` took him
+off), Ada accepts: the new game seats both in the same places and their chat is relayed there
+too. Skipped with the reason when PostgreSQL or Redis is unreachable.
 
 On the code before: a relayed seat's chat was refused (``chat_off``), the public view was a 404
 on ``tb``, and the offer never reached ``tb`` (nor Ben's answer ``ta``).
@@ -224,8 +226,20 @@ def test_a_rematch_offer_reaches_the_other_process_and_is_accepted_there(
             ben.send({"type": "leave", "again": gid})
             declined = ada.expect("declined", timeout=patience(15))
             assert declined == {"type": "declined", "again": gid, "name": "Ben"}
-            # he changes his mind: accepted from tb, the game starts on both, same seats
+            # Ada leaves the waiting table; Ben asks to play again himself (from tb, the game
+            # ran on ta): he waits at a table of ta, Ada (on ta) is offered it
+            ada.send({"type": "leave"})
             ben.send({"type": "join", "lobby": "private", "again": gid})
+            waiting = ben.expect("table", timeout=patience(15))
+            assert waiting["open_seats"] == 1 and "offer" not in waiting
+            offer = ada.expect("table", timeout=patience(15))
+            assert offer["offer"] is True and offer["invite"] == waiting["invite"]
+            # Ben leaves it from tb: ta takes him off (asking again is no "busy" then)
+            ben.send({"type": "leave"})
+            ben.send({"type": "join", "lobby": "private", "again": gid})
+            assert ben.expect("table", "error", timeout=patience(15))["type"] == "table"
+            # Ada accepts: the game starts on both, same seats
+            ada.send({"type": "join", "lobby": "private", "again": gid})
             again = [w.expect("game_start", timeout=patience(15)) for w in (ada, ben)]
             new_id = again[0]["game_id"]
             assert again[1]["game_id"] == new_id != gid

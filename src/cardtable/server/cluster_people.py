@@ -16,7 +16,8 @@ process:
   :func:`.rematch.offer`) reaches the people of the ended game connected to other processes
   (found in ``P:online``); their "Play again" (``join`` with ``again``) and decline (``leave``
   with ``again``) go to every process, and the one that ran the game (it alone remembers it,
-  ``Hub.ended``) seats them through a relay, as it seats a ranked bot of another process.
+  ``Hub.ended``) seats them through a relay, as it seats a ranked bot of another process; one
+  who leaves or closes while waiting there is taken off the table (``people_unjoin``).
 - **presence** (``people_public_ask``, ``people_public``): ``GET /api/tables/{id}/public``
   asked of a process that does not run the table is answered by the owner (the public view,
   with each seat's here / away / left), so a table page served by any process shows who is there.
@@ -56,6 +57,8 @@ class PeopleRelay:
         self.cluster = cluster
         self._asks: dict[str, asyncio.Future[Any]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: connections of this process that asked to play again a game another process ran
+        self._waiting: set[str] = set()
 
     # -- the host side (the person's connection is here) ------------------------------------
 
@@ -81,6 +84,7 @@ class PeopleRelay:
         member = session.member
         if game is None or member is None or str(game) in self.cluster.hub.ended:
             return False
+        self._waiting.add(session.cid)
         self._to_all(
             {
                 **self._from(session, "people_again", str(game)),
@@ -94,6 +98,15 @@ class PeopleRelay:
             }
         )
         return True
+
+    def left(self, session: Any) -> None:
+        """``session`` left (``leave``) or closed: if it asked to play again a game of another
+        process, that process takes it off the rematch table if it still waits there."""
+        if session.cid in self._waiting:
+            self._waiting.discard(session.cid)
+            member = session.member
+            key = member.key if member is not None else ""
+            self._to_all({**self._from(session, "people_unjoin", ""), "key": key})
 
     def decline(self, member: Any, game: str) -> None:
         """``member`` (connected here) declines the rematch of a game another process ran."""
@@ -161,12 +174,30 @@ class PeopleRelay:
         elif op == "people_again":
             if m["game"] in self.cluster.hub.ended:
                 self._spawn(self._again(m))
+        elif op == "people_unjoin":
+            self._unjoin(m)
         elif op == "people_decline":
             from cardtable.server.rematch import decline
 
             if m["game"] in self.cluster.hub.ended:  # the players at its table are told
                 member = SimpleNamespace(key=m["key"], name=m["name"])
                 decline(self.cluster.hub, member, m["game"])
+
+    def _unjoin(self, m: Mapping[str, Any]) -> None:
+        """Take a relayed person off the rematch table of this process it waits at (only that
+        connection's seat there: a later connection of the same person keeps its own)."""
+        from cardtable.server.lobby import Member
+
+        hub = self.cluster.hub
+        code = hub.private_of.get(m["key"])
+        table = hub.private.get(code) if code is not None else None
+        relay = self.cluster.relays.get((m["run"], m["conn"]))
+        if table is None or table.again is None or relay is None:
+            return
+        for member in table.members:
+            if member.key == m["key"] and member.peer is relay:
+                hub.leave(Member(relay, member.key, member.name, member.kind, member.player_id))
+                return
 
     def _answer_public(self, m: Mapping[str, Any]) -> None:
         from cardtable.server.web import public_view

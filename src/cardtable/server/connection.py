@@ -161,6 +161,7 @@ class Session:
                     del self.hub.online[self.member.key]
             if self.hub.cluster is not None:
                 self.hub.cluster.closed(self)
+                self.hub.cluster.people.left(self)  # off a rematch table of another process
             if self.spectating is not None:
                 table = self.hub.tables.get(self.spectating)
                 if table is not None:
@@ -386,6 +387,8 @@ class Session:
             decline_rematch(self.hub, member, str(message["again"]))
         elif kind == "leave":
             self.hub.leave(member)
+            if self.hub.cluster is not None:
+                self.hub.cluster.people.left(self)  # off a rematch table of another process
         elif kind in ("chat", "chat_report"):
             await self._chat(kind, message)
 

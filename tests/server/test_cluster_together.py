@@ -34,7 +34,7 @@ from patience import patience
 from server.test_cluster import RANDOM_BOTS, Process, cluster, database, redis_prefix
 from server.wire import Wire, play_until_end
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(480)  # two processes and a whole game at load 20-35
 __all__ = ["database", "redis_prefix"]  # fixtures
 
 ADMIN = "cluster-operator-token"
@@ -82,6 +82,8 @@ def sit_down(
         first.send({"type": "join", "lobby": "private", "game": game, "invite": invite})
         game_id = str(first.expect("game_start")["game_id"])
         ada.expect("game_start")
+    # between the two connections Ben is away, also as the other process reads it
+    presence_of(tb, game_id, "Ben", "away")
     welcome = ben.hello_guest("Ben", token)
     assert welcome["games"] == [game_id], welcome  # the seat is held by the other process
     ben.send({"type": "resume", "game_id": game_id})

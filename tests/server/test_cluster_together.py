@@ -217,6 +217,9 @@ def test_a_rematch_offer_reaches_the_other_process_and_is_accepted_there(
             first = [[m for m in w.received if m["type"] == "game_start"][-1] for w in (ada, ben)]
             _play_both([ada, ben])
 
+            # a game no process ran cannot be played again: refused at once, as on one process
+            ben.send({"type": "join", "lobby": "private", "again": "0123456789abcdef"})
+            assert ben.expect("error", timeout=patience(15))["code"] == "unknown_game"
             # Ada (on ta, where the game ran) offers; Ben on tb sees the offer
             ada.send({"type": "join", "lobby": "private", "again": gid})
             table = ada.expect("table")

@@ -12,12 +12,13 @@ process:
   had said them there (same limits per seat, same refusals, sent back to the person); reports
   are stored by the owner for the operator. Spectators still hear nothing: a relayed spectator
   gets what every spectator gets.
-- **rematch** (``people_again``, ``people_decline``): an offer (``table`` with ``offer: true``,
-  :func:`.rematch.offer`) reaches the people of the ended game connected to other processes
-  (found in ``P:online``); their "Play again" (``join`` with ``again``) and decline (``leave``
-  with ``again``) go to every process, and the one that ran the game (it alone remembers it,
-  ``Hub.ended``) seats them through a relay, as it seats a ranked bot of another process; one
-  who leaves or closes while waiting there is taken off the table (``people_unjoin``).
+- **rematch** (``people_again``, ``people_decline``, ``people_unjoin``): an offer (``table``
+  with ``offer: true``, :func:`.rematch.offer`) reaches the people of the ended game connected
+  to other processes (found in ``P:online``); their "Play again" (``join`` with ``again``) goes
+  to the process that ran the game (``games.instance``; it alone remembers it, ``Hub.ended``),
+  which seats them through a relay, as it seats a ranked bot of another process; their decline
+  (``leave`` with ``again``) goes to every process; one who leaves or closes while waiting at
+  such a table is taken off it.
 - **presence** (``people_public_ask``, ``people_public``): ``GET /api/tables/{id}/public``
   asked of a process that does not run the table is answered by the owner (the public view,
   with each seat's here / away / left), so a table page served by any process shows who is there.
@@ -77,15 +78,26 @@ class PeopleRelay:
         self.cluster.to(owner, message)
         return True
 
-    def again(self, session: Any, message: Mapping[str, Any]) -> bool:
-        """A ``join`` with ``again`` for a game that did not end on this process: asked of every
-        process (the one that ran it answers through a relay); ``False`` if it ended here."""
+    async def again(self, session: Any, message: Mapping[str, Any]) -> bool:
+        """A ``join`` with ``again`` for a game that did not end on this process: sent to the
+        process that ran it (``games.instance``), which answers through a relay; ``False`` if
+        it ended here (or is no game: the lobby refuses it as on one process)."""
         game = message.get("again")
         member = session.member
-        if game is None or member is None or str(game) in self.cluster.hub.ended:
+        hub = self.cluster.hub
+        if game is None or member is None or str(game) in hub.ended:
             return False
+        loop = asyncio.get_running_loop()
+        owner = await loop.run_in_executor(hub.db_executor, hub.store.instance_of, str(game))
+        if owner is None or owner == self.cluster.run:
+            return False
+        if not await self.cluster.alive([owner]):
+            reason = f"the server process that ran game {game} stopped: it cannot be played again"
+            session.send(_error("unknown_game", reason))
+            return True
         self._waiting.add(session.cid)
-        self._to_all(
+        self.cluster.to(
+            owner,
             {
                 **self._from(session, "people_again", str(game)),
                 "key": member.key,
@@ -95,7 +107,7 @@ class PeopleRelay:
                 "eir": session.events_in_request,
                 "push": session.push_observations,
                 "join": dict(message),
-            }
+            },
         )
         return True
 
@@ -171,9 +183,8 @@ class PeopleRelay:
             self._answer_public(m)
         elif op == "people_chat":
             self._chat(m)
-        elif op == "people_again":
-            if m["game"] in self.cluster.hub.ended:
-                self._spawn(self._again(m))
+        elif op == "people_again":  # refused by the lobby if it is not remembered here
+            self._spawn(self._again(m))
         elif op == "people_unjoin":
             self._unjoin(m)
         elif op == "people_decline":

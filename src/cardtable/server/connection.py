@@ -317,7 +317,7 @@ class Session:
                     self.send({"type": "error", "code": NOT_VALIDATED, "reason": refusal})
                     return
             cluster = self.hub.cluster
-            if cluster is not None and cluster.people.again(self, message):
+            if cluster is not None and await cluster.people.again(self, message):
                 return  # play again a game another process ran (server/cluster_people.py)
             try:
                 await self.hub.join(member, message)

@@ -927,6 +927,12 @@ class Store:
             ).all()
         return [str(r.instance) for r in rows]
 
+    def instance_of(self, game_id: str) -> str | None:
+        """The process (``games.instance``) that ran or runs ``game_id``; ``None``: no such game."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(games.c.instance).where(games.c.id == game_id)).scalar()
+        return None if value is None else str(value)
+
     # -- reads for the API ------------------------------------------------------------------
 
     def leaderboard(

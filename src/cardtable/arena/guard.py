@@ -75,23 +75,38 @@ _NO_ANSWER = object()
 #: Decision times are counted in buckets of 0.1 ms (``int(seconds * BUCKETS_PER_S)``).
 BUCKETS_PER_S = 10_000
 
+
+class _SchedstatFile:
+    """The calling thread's ``/proc/thread-self/schedstat``, opened once per thread and closed when
+    the thread ends (its :data:`_SCHEDSTAT` slot goes with it): a bot's call thread lives one
+    game, and a descriptor kept past it leaked one per seat and game (+960 in a worker after a
+    160-game tournament)."""
+
+    def __init__(self) -> None:
+        try:
+            self.fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            self.fd = -1
+
+    def __del__(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
 _SCHEDSTAT = threading.local()
 
 
 def queue_wait() -> float | None:
     """Seconds the calling thread has spent runnable but waiting for a core, so far (Linux's
     ``/proc/thread-self/schedstat``); ``None`` where the kernel does not tell."""
-    fd = getattr(_SCHEDSTAT, "fd", None)
-    if fd is None:
-        try:
-            fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
-        except OSError:
-            fd = -1
-        _SCHEDSTAT.fd = fd
-    if fd < 0:
+    stat = getattr(_SCHEDSTAT, "file", None)
+    if stat is None:
+        stat = _SCHEDSTAT.file = _SchedstatFile()
+    if stat.fd < 0:
         return None
     try:
-        return int(os.pread(fd, 128, 0).split()[1]) / 1e9
+        return int(os.pread(stat.fd, 128, 0).split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return None
 

@@ -34,7 +34,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check src tests
 
 typecheck: $(BIN)/.installed
-	$(BIN)/mypy src/cardtable/core src/cardtable/games src/cardtable/client src/cardtable/i18n
+	$(BIN)/mypy src/cardtable/core src/cardtable/games src/cardtable/client src/cardtable/i18n src/cardtable/clock
 
 # pytest runs its tests in parallel, one pytest-xdist worker per core (PYTEST_JOBS=auto; 0 runs
 # them all in one process); tests marked xdist_group stay in one worker (--dist loadgroup, in

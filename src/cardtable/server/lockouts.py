@@ -27,10 +27,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from cardtable.clock import SYSTEM, Clock
 from cardtable.server import names
 from cardtable.server.limits import SharedCounts, TokenThrottle
 
@@ -52,7 +52,11 @@ class Backoff:
     #: Keys remembered at most in memory (the oldest are forgotten first).
     MAX_KEYS = 100_000
 
-    def __init__(self, base_s: float, max_s: float, window_s: float, kind: str) -> None:
+    def __init__(
+        self, base_s: float, max_s: float, window_s: float, kind: str, clock: Clock = SYSTEM
+    ) -> None:
+        #: the time the delays are counted on (:mod:`cardtable.clock`)
+        self.clock = clock
         self.base_s = base_s
         self.max_s = max_s
         self.window_s = window_s
@@ -115,7 +119,7 @@ class Backoff:
         return self._local(key, "check" if local_done else op)
 
     def _local(self, key: str, op: str) -> float:
-        now = time.monotonic()
+        now = self.clock.monotonic()
         if op == "forget":
             self._keys.pop(key, None)
             return 0.0
@@ -146,15 +150,21 @@ class SignInThrottle:
     all names, and sign-ups per address (each costs an argon2 hash). One per app; its methods
     run on FastAPI's thread pool (they may ask Redis)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, clock: Clock = SYSTEM) -> None:
         window = settings.sign_in_window_s
         self.window_s = window
         self.by_pair = Backoff(
-            settings.sign_in_backoff_s, settings.sign_in_backoff_max_s, window, "sign-in-pair"
+            settings.sign_in_backoff_s,
+            settings.sign_in_backoff_max_s,
+            window,
+            "sign-in-pair",
+            clock,
         )
-        self.by_address = TokenThrottle(settings.sign_in_limit_per_address, window, "sign-in-addr")
+        self.by_address = TokenThrottle(
+            settings.sign_in_limit_per_address, window, "sign-in-addr", clock
+        )
         #: every sign-up attempt that passed CSRF, per address (each costs an argon2 hash)
-        self.sign_ups = TokenThrottle(settings.sign_up_limit_per_address, window, "sign-up")
+        self.sign_ups = TokenThrottle(settings.sign_up_limit_per_address, window, "sign-up", clock)
 
     def share(self, shared: SharedCounts) -> None:
         """Count with every process of the cluster (Redis) from now on."""
@@ -188,14 +198,17 @@ class BotLogins:
     """Bots' wrong tokens (the native hello and the Kuh-Handel handshake): growing delays per
     (name, token), a cap per address over all of them. Its methods run on the event loop."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, clock: Clock = SYSTEM) -> None:
         self.by_token = Backoff(
             settings.bad_token_backoff_s,
             settings.bad_token_backoff_max_s,
             settings.bad_token_window_s,
             "bad-token-pair",
+            clock,
         )
-        self.by_address = TokenThrottle(settings.bad_token_limit, settings.bad_token_window_s)
+        self.by_address = TokenThrottle(
+            settings.bad_token_limit, settings.bad_token_window_s, clock=clock
+        )
 
     def share(self, shared: SharedCounts) -> None:
         self.by_token.share(shared)

@@ -6,6 +6,10 @@ minute. Now (``server/lockouts.py``) a wrong password slows only its (name, addr
 growing delays, and a wrong token only its (name, token) pair; an address is capped only over
 many names. Each test fails on the code before.
 
+The server's lockouts count on a clock the test moves (:class:`cardtable.clock.ManualClock`):
+where the attacker is told to wait (Retry-After), the test moves the clock that far instead of
+sleeping, so a loaded machine cannot shift a delay and the delays cost no wall time.
+
 The attacker and the owner connect from different loopback addresses (``127.0.0.2``,
 ``127.0.0.3``: all of 127.0.0.0/8 is local on Linux), or through a trusted proxy that forwards
 their addresses.
@@ -24,6 +28,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
+from cardtable.clock import ManualClock
 from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
 
 pytestmark = pytest.mark.timeout(90)
@@ -50,17 +55,25 @@ def browser(server: RunningServer, source: str, forwarded: str | None = None) ->
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    # the delays start at 0.5 s so five wrong passwords take seconds, not a minute; the proxy
-    # test sends X-Forwarded-For from 127.0.0.1 as a trusted proxy would
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def server(tmp_path: Path, clock: ManualClock) -> Iterator[RunningServer]:
+    # the delays start at 0.5 s (Retry-After 1, 1, 2, 4 s...); the proxy test sends
+    # X-Forwarded-For from 127.0.0.1 as a trusted proxy would
     settings = fast_settings(db_url(tmp_path), sign_in_backoff_s=0.5, trusted_proxies=["127.0.0.1"])
-    with running_server(settings) as running:
+    with running_server(settings, clock) as running:
         yield running
 
 
-def guess_passwords(client: httpx.Client, name: str, failures: int) -> list[int]:
+def guess_passwords(
+    client: httpx.Client, name: str, failures: int, clock: ManualClock
+) -> list[int]:
     """Send wrong passwords for ``name``, each at once after the last, until ``failures`` were
-    looked at (401), waiting as each 429 tells; returns the Retry-After of every 429 met."""
+    looked at (401), waiting as each 429 tells (the server's clock moves that far); returns the
+    Retry-After of every 429 met."""
     waits: list[int] = []
     looked_at = 0
     deadline = time.monotonic() + 60
@@ -76,7 +89,7 @@ def guess_passwords(client: httpx.Client, name: str, failures: int) -> list[int]
         waits.append(wait)
         # a lock of minutes (the code before) is not a growing delay: stop here
         assert wait <= 8, f"locked out for {wait} s after {looked_at} wrong passwords"
-        time.sleep(wait)
+        clock.advance(wait)
     return waits
 
 
@@ -87,14 +100,16 @@ def sign_up(server: RunningServer, name: str, password: str) -> None:
         assert owner.post("/api/account/signout").status_code == 204
 
 
-def test_a_strangers_wrong_passwords_do_not_lock_the_owner_out(server: RunningServer) -> None:
+def test_a_strangers_wrong_passwords_do_not_lock_the_owner_out(
+    server: RunningServer, clock: ManualClock
+) -> None:
     """Attack: a stranger who knows a person's name sends wrong passwords to lock its owner
     out. The stranger meets growing delays (429, Retry-After); the owner from another address
     signs in at once."""
     sign_up(server, "Olga", "the right one")
     with closing(browser(server, ATTACKER)) as attacker:
         # a guess at once after each wrong one: refused, with a longer wait each time
-        waits = guess_passwords(attacker, "Olga", OLD_NAME_LIMIT)
+        waits = guess_passwords(attacker, "Olga", OLD_NAME_LIMIT, clock)
         assert len(waits) >= 2 and waits == sorted(waits) and waits[-1] >= 2 * waits[0], waits
         # even the right password waits from the attacker's address ...
         right = attacker.post("/api/account/signin", json={"name": "olga", "password": "x"})
@@ -110,7 +125,7 @@ def test_a_strangers_wrong_passwords_do_not_lock_the_owner_out(server: RunningSe
 
 
 def test_wrong_passwords_forwarded_by_a_trusted_proxy_slow_only_that_client(
-    server: RunningServer,
+    server: RunningServer, clock: ManualClock
 ) -> None:
     """Attack: behind the operator's proxy (127.0.0.1, trusted) a stranger at 203.0.113.9,
     forging an X-Forwarded-For chain of its own, guesses the owner's password; the owner at
@@ -119,7 +134,7 @@ def test_wrong_passwords_forwarded_by_a_trusted_proxy_slow_only_that_client(
     # the proxy appends the stranger's real address to whatever the stranger sent
     forged = "198.51.100.7, 203.0.113.9"
     with closing(browser(server, "127.0.0.1", forwarded=forged)) as attacker:
-        waits = guess_passwords(attacker, "Petra", OLD_NAME_LIMIT)
+        waits = guess_passwords(attacker, "Petra", OLD_NAME_LIMIT, clock)
         right = attacker.post(
             "/api/account/signin", json={"name": "Petra", "password": "the right one"}
         )

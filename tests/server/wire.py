@@ -22,6 +22,7 @@ import uvicorn
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from cardtable.clock import SYSTEM, Clock
 from cardtable.core import Request, game_spec, load_bot
 from cardtable.protocol import validate_server_message
 from cardtable.server.app import create_app
@@ -103,14 +104,15 @@ class RunningServer(LocalServer):
 
 
 @contextmanager
-def running_server(settings: Settings) -> Iterator[RunningServer]:
-    """A real uvicorn server on a free port in a background thread."""
+def running_server(settings: Settings, clock: Clock = SYSTEM) -> Iterator[RunningServer]:
+    """A real uvicorn server on a free port in a background thread; its lockouts count on
+    ``clock`` (a :class:`~cardtable.clock.ManualClock`: the test moves their time)."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     settings.port = port
-    app = create_app(settings)
+    app = create_app(settings, clock)
     config = uvicorn_config(app, settings, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from cardtable import __version__
+from cardtable.clock import SYSTEM, Clock
 from cardtable.protocol.messages import warm_client_checks
 from cardtable.server import names
 from cardtable.server.accounts import router as accounts_router
@@ -50,8 +51,9 @@ from cardtable.server.web import install as install_web
 log = logging.getLogger("cardtable.server")
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """A new server app; nothing touches the database until it starts (lifespan)."""
+def create_app(settings: Settings | None = None, clock: Clock = SYSTEM) -> FastAPI:
+    """A new server app; nothing touches the database until it starts (lifespan). ``clock``
+    is the time its lockouts count on (:mod:`cardtable.clock`; a test moves it by hand)."""
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -139,11 +141,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     trusted_networks(settings.trusted_proxies)  # a wrong entry stops the start, named
-    app.state.token_throttle = BotLogins(settings)
-    app.state.sign_in_throttles = SignInThrottle(settings)
+    app.state.token_throttle = BotLogins(settings, clock)
+    app.state.sign_in_throttles = SignInThrottle(settings, clock)
     # wrong organiser tokens: counted per address, in a window of their own
     app.state.admin_throttle = TokenThrottle(
-        settings.bad_token_limit, settings.bad_token_window_s, "bad-admin"
+        settings.bad_token_limit, settings.bad_token_window_s, "bad-admin", clock
     )
     app.state.request_limits = RequestLimits(settings)
     app.state.settings = settings

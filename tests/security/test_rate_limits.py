@@ -7,6 +7,7 @@ cluster's (Redis)."""
 
 from __future__ import annotations
 
+import math
 import statistics
 import threading
 import time
@@ -15,7 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server.wire import RunningServer, Wire
+from cardtable.clock import ManualClock
+from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -42,6 +44,35 @@ def test_a_registration_flood_from_one_address_gets_429_and_others_still_registe
         assert mallory.get(f"{server.http}/api/bots/flood-more").status_code == 404
         # another address registers as before
         assert alice.post(f"{server.http}/api/bots", json={"name": "alice"}).status_code == 201
+
+
+def test_a_refused_address_registers_again_exactly_when_its_window_has_passed(
+    tmp_path: Path,
+) -> None:
+    """The window of a limit, on a clock the test moves (:class:`ManualClock`): an address that
+    used its registrations is refused until the first of them is ``registration_window_s``
+    old (Retry-After says so), and registers again from that moment on."""
+    clock = ManualClock()
+    settings = fast_settings(db_url(tmp_path), connection_cap_exempt="", rate_limit_exempt="")
+    limit, window = settings.registration_limit_per_address, settings.registration_window_s
+    with running_server(settings, clock) as server, client() as mallory:
+        for i in range(limit):
+            reply = mallory.post(f"{server.http}/api/bots", json={"name": f"early-{i}"})
+            assert reply.status_code == 201, reply.text
+            clock.advance(1.0)
+        refused = mallory.post(f"{server.http}/api/bots", json={"name": "late"})
+        assert refused.status_code == 429, refused.text
+        assert int(refused.headers["retry-after"]) == math.ceil(window - limit)
+        clock.advance(window - limit - 0.01)  # a moment before the first is a window old
+        assert mallory.post(f"{server.http}/api/bots", json={"name": "late"}).status_code == 429
+        clock.advance(0.01)
+        reply = mallory.post(f"{server.http}/api/bots", json={"name": "late"})
+        assert reply.status_code == 201, reply.text
+        # one freed place: the next is refused until the second is a window old
+        refused = mallory.post(f"{server.http}/api/bots", json={"name": "later"})
+        assert refused.status_code == 429, refused.text
+        clock.advance(1.0)
+        assert mallory.post(f"{server.http}/api/bots", json={"name": "later"}).status_code == 201
 
 
 def test_wrong_organiser_tokens_are_throttled(server: RunningServer) -> None:

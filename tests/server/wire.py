@@ -105,8 +105,9 @@ class RunningServer(LocalServer):
 
 @contextmanager
 def running_server(settings: Settings, clock: Clock = SYSTEM) -> Iterator[RunningServer]:
-    """A real uvicorn server on a free port in a background thread; its lockouts count on
-    ``clock`` (a :class:`~cardtable.clock.ManualClock`: the test moves their time)."""
+    """A real uvicorn server on a free port in a background thread; its lockouts and request
+    limits count on ``clock`` (a :class:`~cardtable.clock.ManualClock`: the test moves their
+    time)."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))

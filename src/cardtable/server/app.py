@@ -53,7 +53,8 @@ log = logging.getLogger("cardtable.server")
 
 def create_app(settings: Settings | None = None, clock: Clock = SYSTEM) -> FastAPI:
     """A new server app; nothing touches the database until it starts (lifespan). ``clock``
-    is the time its lockouts count on (:mod:`cardtable.clock`; a test moves it by hand)."""
+    is the time its lockouts and request limits count on (:mod:`cardtable.clock`; a test moves
+    it by hand)."""
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -147,7 +148,7 @@ def create_app(settings: Settings | None = None, clock: Clock = SYSTEM) -> FastA
     app.state.admin_throttle = TokenThrottle(
         settings.bad_token_limit, settings.bad_token_window_s, "bad-admin", clock
     )
-    app.state.request_limits = RequestLimits(settings)
+    app.state.request_limits = RequestLimits(settings, clock)
     app.state.settings = settings
     app.add_middleware(RequestRates, limits=app.state.request_limits)
     app.add_middleware(

@@ -18,6 +18,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from cardtable.clock import SYSTEM, Clock
 from cardtable.server.config import Settings
 from cardtable.server.limits import (
     ASGIApp,
@@ -48,9 +49,9 @@ class Rule:
     what: str
 
 
-def rules(settings: Settings) -> list[Rule]:
-    """The limits of ``settings`` (a limit of 0 is none)."""
-    reads = TokenThrottle(settings.read_limit_per_address, settings.read_window_s, "read")
+def rules(settings: Settings, clock: Clock = SYSTEM) -> list[Rule]:
+    """The limits of ``settings`` (a limit of 0 is none), their windows on ``clock``."""
+    reads = TokenThrottle(settings.read_limit_per_address, settings.read_window_s, "read", clock)
     return [
         Rule(
             "POST",
@@ -59,6 +60,7 @@ def rules(settings: Settings) -> list[Rule]:
                 settings.registration_limit_per_address,
                 settings.registration_window_s,
                 "register",
+                clock,
             ),
             "bot registrations",
         ),
@@ -71,8 +73,8 @@ def rules(settings: Settings) -> list[Rule]:
 class RequestLimits:
     """The limits of ``settings`` (a limit of 0 is none) and the addresses they spare."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.rules = rules(settings)
+    def __init__(self, settings: Settings, clock: Clock = SYSTEM) -> None:
+        self.rules = rules(settings, clock)
         self.exempt = exempt_addresses(settings.rate_limit_exempt, "rate_limit_exempt")
 
     def share(self, shared: SharedCounts) -> None:

@@ -88,9 +88,10 @@ class _SchedstatFile:
         except OSError:
             self.fd = -1
 
-    def __del__(self) -> None:
+    def __del__(self, close: Callable[[int], None] = os.close) -> None:
+        # ``close`` bound now: at the interpreter's exit the module's globals may be gone
         if self.fd >= 0:
-            os.close(self.fd)
+            close(self.fd)
             self.fd = -1
 
 

@@ -18,6 +18,7 @@ their addresses.
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing
@@ -122,6 +123,41 @@ def test_a_strangers_wrong_passwords_do_not_lock_the_owner_out(
         )
         assert reply.status_code == 200, reply.text
         assert reply.json()["name"] == "Olga"
+
+
+def test_wrong_passwords_sent_at_once_are_looked_at_one_by_one(
+    server: RunningServer, clock: ManualClock
+) -> None:
+    """Race: ten wrong passwords for one name sent at the same moment from one address. Each
+    checked its delay before any was counted (the argon2 check comes first), so all ten were
+    looked at (10 x 401 before the fix): the growing delay did not slow a parallel guesser at
+    all. Now the first is looked at and the nine others meet its delay (the clock stands
+    still, so the delay cannot pass meanwhile, whatever the load); the owner signs in."""
+    sign_up(server, "Vera", "the right one")
+    codes: list[int] = []
+    start = threading.Barrier(10)
+
+    def guess(attacker: httpx.Client) -> None:
+        start.wait(timeout=60)
+        reply = attacker.post("/api/account/signin", json={"name": "Vera", "password": "x1"})
+        codes.append(reply.status_code)
+
+    clients = [browser(server, ATTACKER) for _ in range(10)]
+    try:
+        threads = [threading.Thread(target=guess, args=(c,)) for c in clients]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        for attacker in clients:
+            attacker.close()
+    assert sorted(codes) == [401] + [429] * 9, codes
+    with closing(browser(server, OWNER)) as owner:
+        reply = owner.post(
+            "/api/account/signin", json={"name": "Vera", "password": "the right one"}
+        )
+        assert reply.status_code == 200, reply.text
 
 
 def test_wrong_passwords_forwarded_by_a_trusted_proxy_slow_only_that_client(

@@ -236,14 +236,15 @@ def signin(body: Credentials, request: Request) -> Response:
         return refused
     throttles: SignInThrottle = request.app.state.sign_in_throttles
     address = client_address(request)
-    wait, why = throttles.retry_after(body.name, address)
-    if wait > 0:
-        return _throttled(wait, "sign_in_throttled", f"too many wrong passwords ({why})")
-    identity = _store(request).verify_person(body.name, body.password)
-    if identity is None:
-        throttles.failed(body.name, address)
-        return refuse(401, "wrong_password", "unknown name or wrong password")
-    throttles.succeeded(body.name, address)
+    with throttles.one_at_a_time(body.name, address):
+        wait, why = throttles.retry_after(body.name, address)
+        if wait > 0:
+            return _throttled(wait, "sign_in_throttled", f"too many wrong passwords ({why})")
+        identity = _store(request).verify_person(body.name, body.password)
+        if identity is None:
+            throttles.failed(body.name, address)
+            return refuse(401, "wrong_password", "unknown name or wrong password")
+        throttles.succeeded(body.name, address)
     claimed = 0
     if body.guest_token:
         claimed = _store(request).claim_guest(identity.id, guest_key(body.guest_token))

@@ -27,7 +27,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from cardtable.clock import SYSTEM, Clock
@@ -165,6 +168,9 @@ class SignInThrottle:
         )
         #: every sign-up attempt that passed CSRF, per address (each costs an argon2 hash)
         self.sign_ups = TokenThrottle(settings.sign_up_limit_per_address, window, "sign-up", clock)
+        #: pair -> (its lock, attempts holding or waiting for it) (:meth:`one_at_a_time`)
+        self._in_flight: dict[str, tuple[threading.Lock, int]] = {}
+        self._guard = threading.Lock()
 
     def share(self, shared: SharedCounts) -> None:
         """Count with every process of the cluster (Redis) from now on."""
@@ -185,6 +191,27 @@ class SignInThrottle:
             )
         by_pair = self.by_pair.retry_after(self.pair(name, address))
         return by_pair, "for this name from your address; each one doubles the wait"
+
+    @contextmanager
+    def one_at_a_time(self, name: str, address: str | None) -> Iterator[None]:
+        """Attempts of one (name, address) pair in this process run one after the other: a
+        second one checks its delay only once the first was counted. Checked side by side, ten
+        wrong passwords sent at once were all looked at (the delay counts only after the
+        argon2 check); now the first is, and the nine others wait its check and are refused."""
+        key = self.pair(name, address)
+        with self._guard:
+            lock, users = self._in_flight.get(key, (threading.Lock(), 0))
+            self._in_flight[key] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                lock, users = self._in_flight[key]
+                if users <= 1:
+                    del self._in_flight[key]
+                else:
+                    self._in_flight[key] = (lock, users - 1)
 
     def failed(self, name: str, address: str | None) -> None:
         self.by_pair.failed(self.pair(name, address))

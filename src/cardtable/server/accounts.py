@@ -312,17 +312,19 @@ def change_password(body: PasswordChange, request: Request) -> Response:
         return refuse(401, "not_signed_in", "not signed in")
     throttles: SignInThrottle = request.app.state.sign_in_throttles
     address = client_address(request)
-    wait, why = throttles.retry_after(identity.name, address)
-    if wait > 0:  # the old password is guessed no faster than at the sign-in
-        return _throttled(wait, "sign_in_throttled", f"too many wrong passwords ({why})")
-    try:
-        changed = _store(request).change_password(identity.id, body.old, body.new)
-    except NameError_ as exc:
-        return _refused_name(exc)
-    if not changed:
-        throttles.failed(identity.name, address)
-        return refuse(401, "wrong_current_password", "the current password is wrong")
-    throttles.succeeded(identity.name, address)
+    # the old password is guessed no faster than at the sign-in, nor side by side
+    with throttles.one_at_a_time(identity.name, address):
+        wait, why = throttles.retry_after(identity.name, address)
+        if wait > 0:
+            return _throttled(wait, "sign_in_throttled", f"too many wrong passwords ({why})")
+        try:
+            changed = _store(request).change_password(identity.id, body.old, body.new)
+        except NameError_ as exc:
+            return _refused_name(exc)
+        if not changed:
+            throttles.failed(identity.name, address)
+            return refuse(401, "wrong_current_password", "the current password is wrong")
+        throttles.succeeded(identity.name, address)
     _drop_connections(request, identity)
     return _signed_in(request, identity, 200, 0)
 

@@ -343,11 +343,73 @@ def start_game(tab: Tab, server: WebServer, name: str, game: str, **fields: str)
     return game_id_of(tab)
 
 
-def _click(locator: Any) -> bool:
-    """Click if the control is still there (a panel can vanish when the game moves on)."""
+#: A person's click in one round trip (the drivers below make thousands): the first element of
+#: the locator is clicked only if a person could click it now, checked as Playwright's
+#: actionability checks do (attached, enabled, visible, scrolled into view, and the element a
+#: click at its centre lands on is the element or inside it: nothing covers it); else nothing
+#: happens and the driver looks at the page again. Playwright's own click adds a wait for two
+#: animation frames with the element standing still and three input events through the
+#: browser's input pipeline, 60-250 ms a click on a loaded 2-core machine (a whole game through
+#: the page is ~90 clicks); the page's handlers are ``click`` handlers, which this click fires.
+PRESS_JS = """(els) => {
+  const el = els[0];
+  if (!el || !el.isConnected) return false;
+  if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') return false;
+  const style = getComputedStyle(el);
+  if (style.visibility !== 'visible' || style.display === 'none') return false;
+  el.scrollIntoView({block: 'nearest', inline: 'nearest'});
+  const box = el.getBoundingClientRect();
+  if (box.width <= 0 || box.height <= 0) return false;
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  if (!hit || !(hit === el || el.contains(hit))) return false;
+  el.click();
+  return true;
+}"""
+
+
+#: :data:`PRESS_JS` on the first of ``selectors`` (in this order) that has an element in the
+#: panel: ``[index of that selector or -1, clicked]``.
+PRESS_FIRST_JS = (
+    "(panels, [selectors, click]) => { const press = "
+    + PRESS_JS
+    + """;
+  const panel = panels[0];
+  if (!panel) return [-1, false];
+  for (let i = 0; i < selectors.length; i++) {
+    const el = panel.querySelector(selectors[i]);
+    if (el) return [i, click && press([el])];
+  }
+  return [-1, false];
+}"""
+)
+
+
+def press_first(panel: Any, selectors: list[str], *, real: bool = False) -> tuple[int, bool]:
+    """Click, as :func:`press` does, the first element in ``panel`` of the first selector that
+    has one (one round trip for "this button if the panel has it, else that one"): the index of
+    that selector (-1: none) and whether it was clicked."""
     try:
-        locator.click(timeout=1500)
-        return True
+        # (evaluate_all: no wait for a panel that went away meanwhile)
+        index, clicked = panel.first.evaluate_all(PRESS_FIRST_JS, [selectors, not real])
+    except Exception:
+        return -1, False
+    if real and index >= 0:
+        clicked = press(panel.locator(selectors[index]), real=True)
+    return int(index), bool(clicked)
+
+
+def press(locator: Any, *, real: bool = False) -> bool:
+    """Click the locator's first element if a person could click it now (:data:`PRESS_JS`); False
+    when it is not there (a panel can vanish when the game moves on) or cannot be clicked yet.
+
+    ``real``: Playwright's own click instead (the mouse through the browser's input pipeline,
+    waited for up to 1.5 s): the drivers click so on the first panel of each kind in a game, so
+    that every kind of panel they answer still gets a person's click."""
+    try:
+        if real:
+            locator.first.click(timeout=1500)
+            return True
+        return bool(locator.first.evaluate_all(PRESS_JS))
     except Exception:
         return False
 
@@ -355,32 +417,29 @@ def _click(locator: Any) -> bool:
 def kuhhandel_step(page: Any, kind: str, panel: Any, counts: dict[str, int]) -> bool:
     """One decision of a simple but complete player, using only what the panel offers."""
     counts[kind] = counts.get(kind, 0) + 1
+    real = counts[kind] == 1  # the first panel of a kind: Playwright's click (see press)
     if kind == "turn":
-        auction = panel.locator('button[data-action*="auction"], button[data-action*="draw"]')
-        if auction.count():
-            return _click(auction.first)
-        return _click(panel.locator("button.trade-choice").first)
+        auction = 'button[data-action*="auction"], button[data-action*="draw"]'
+        return press_first(panel, [auction, "button.trade-choice"], real=real)[1]
     if kind == "bid":
-        quick = panel.locator('button[data-action*="\\"bid\\""]')
-        if quick.count() and counts[kind] % 3 == 0:
-            return _click(quick.first)
-        out = panel.locator("button[data-out]")
-        if out.count() and counts[kind] % 3 == 1:
+        # every third bid panel a quick bid, the next one "I'm out of this auction", else Pass
+        # (each only when the panel has it)
+        wanted = {0: ['button[data-action*="\\"bid\\""]'], 1: ["button[data-out]"]}
+        chosen = [*wanted.get(counts[kind] % 3, []), 'button[data-action=\'{"kind":"pass"}\']']
+        index, clicked = press_first(panel, chosen, real=real)
+        if chosen[index] == "button[data-out]":
             counts["out"] = counts.get("out", 0) + 1
-            return _click(out)
-        return _click(panel.locator('button[data-action=\'{"kind":"pass"}\']'))
+        return clicked
     if kind in ("offer", "respond"):
         if kind == "respond" and counts[kind] % 2 == 0:
-            return _click(panel.locator("button.primary").first)
-        more = panel.locator("button[data-note-add]:not([disabled])")
-        if more.count():
-            _click(more.last)
-        return _click(panel.locator("button[data-picker-send]"))
+            return press(panel.locator("button.primary").first, real=real)
+        press(panel.locator("button[data-note-add]:not([disabled])").last)  # (if it has one)
+        return press(panel.locator("button[data-picker-send]"), real=real)
     if kind == "claim":
-        return _click(panel.locator("button[data-claim='0']"))
+        return press(panel.locator("button[data-claim='0']"), real=real)
     if kind == "rat":
-        return _click(panel.locator("button").first)
-    return _click(panel.locator("button.primary").first)
+        return press(panel.locator("button").first, real=real)
+    return press(panel.locator("button.primary").first, real=real)
 
 
 #: Resolves, in the page, as soon as the result or a panel (``selector``) is shown, or after
@@ -503,24 +562,35 @@ def seat_faults(server: WebServer, game_id: str, name: str) -> dict[str, Any]:
     return {"detail": detail, "seat": seat}
 
 
+#: A Cunegonda pass panel: its cards in page order, each not chosen yet clicked as :func:`press`
+#: clicks, until 3 are chosen (the page marks a choice with ``aria-pressed`` at the click).
+CHOOSE_THREE_JS = (
+    "(panels) => { const press = "
+    + PRESS_JS
+    + """;
+  const panel = panels[0];
+  if (!panel) return;
+  const chosen = () => panel.querySelectorAll('button.card-button[aria-pressed="true"]').length;
+  for (const card of panel.querySelectorAll('button.card-button')) {
+    if (chosen() >= 3) break;
+    if (card.getAttribute('aria-pressed') !== 'true') press([card]);
+  }
+}"""
+)
+
+
 def cunegonda_step(page: Any, kind: str, panel: Any, counts: dict[str, int]) -> bool:
     counts[kind] = counts.get(kind, 0) + 1
     if kind == "pass":
-        # choose until 3 are chosen (a click on a chosen card would un-choose it)
-        cards = panel.locator("button.card-button")
+        # choose until 3 are chosen (a click on a chosen card would un-choose it), in one look
         try:
-            for i in range(cards.count()):
-                if panel.locator('button.card-button[aria-pressed="true"]').count() >= 3:
-                    break
-                if cards.nth(i).get_attribute("aria-pressed", timeout=1500) != "true":
-                    _click(cards.nth(i))
+            panel.first.evaluate_all(CHOOSE_THREE_JS)
         except Exception:
             return False  # the panel went away meanwhile
-
-        return _click(panel.locator("button[data-pass-send]"))
+        return press(panel.locator("button[data-pass-send]"), real=counts[kind] == 1)
     if kind == "play":
         playable = panel.locator("button.card-button:not([disabled])")
-        return _click(playable.first)
+        return press(playable.first, real=counts[kind] == 1)  # (see press)
     return False
 
 
@@ -552,8 +622,9 @@ def open_panel(page: Any) -> tuple[str, Any] | None:
 def offered(panel: Any) -> list[dict[str, Any]]:
     """The actions behind the panel's buttons (their ``data-action``), in page order."""
     try:
-        texts = panel.evaluate(
-            "p => [...p.querySelectorAll('button[data-action]')].map(b => b.dataset.action)"
+        texts = panel.first.evaluate_all(  # (no wait for a panel that went away meanwhile)
+            "ps => ps.length ? [...ps[0].querySelectorAll('button[data-action]')]"
+            ".map(b => b.dataset.action) : []"
         )
     except Exception:
         return []
@@ -564,7 +635,7 @@ def click_offered(panel: Any, wanted: dict[str, Any]) -> bool:
     """Click the button whose ``data-action`` is exactly ``wanted``."""
     for i, action in enumerate(offered(panel)):
         if action == wanted:
-            return _click(panel.locator("button[data-action]").nth(i))
+            return press(panel.locator("button[data-action]").nth(i))
     return False
 
 
@@ -572,9 +643,9 @@ def pick_notes(panel: Any, notes: list[int]) -> bool:
     """Choose ``notes`` in the panel's note picker (one "+" per note) and send them."""
     for value in notes:
         more = panel.locator(f'button[data-note-add="{value}"]:not([disabled])')
-        if not _click(more.first):
+        if not press(more.first):
             return False
-    return _click(panel.locator("button[data-picker-send]"))
+    return press(panel.locator("button[data-picker-send]"))
 
 
 def own_notes(page: Any) -> list[int]:

@@ -64,17 +64,21 @@ def play_both(tabs: list[Tab], limit_s: float = 150) -> None:
     counts: list[dict[str, int]] = [{} for _ in tabs]
     end = time.monotonic() + limit_s
     while time.monotonic() < end:
-        if all(t.page.locator(".result").count() for t in tabs):
-            return
         acted = False
+        over = 0
         for tab, count in zip(tabs, counts, strict=True):
             where = ".hand-box .panel[data-kind]"
             seen = next_panel(tab.page, where, 0)  # one look (both pages are driven in turn)
-            if seen is None or seen["kind"] is None:
+            if seen is None:
+                continue
+            over += bool(seen["over"])  # the page shows the result
+            if seen["kind"] is None:
                 continue
             kind, panel = seen["kind"], tab.page.locator(where).first
             if kind in ("pass", "play"):
                 acted = cunegonda_step(tab.page, kind, panel, count) or acted
+        if over == len(tabs):
+            return
         if not acted:
             time.sleep(0.05)
     raise AssertionError(f"the game did not end within {limit_s} s: {counts}")

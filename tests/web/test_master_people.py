@@ -37,6 +37,7 @@ from browser_helpers import (
     offered,
     own_notes,
     pick_notes,
+    press,
     seat_faults,
     shot,
     sign_in_new,
@@ -153,18 +154,10 @@ def master_policy(plan: Plan, person: Person, kind: str, panel: Any) -> bool:
         want = choices[0] if plan.preempts % 2 == 0 else choices[-1]
         return click_offered(panel, want)
     if kind == "pay":
-        return _click_first(panel.locator("button.payment"))
+        return press(panel.locator("button.payment"))
     if kind == "sell_or_buy":
         return click_offered(panel, {"kind": "sell"})
     raise AssertionError(f"unexpected panel {kind}")
-
-
-def _click_first(locator: Any) -> bool:
-    try:
-        locator.first.click(timeout=1500)
-        return True
-    except Exception:
-        return False
 
 
 def answer_claim(plan: Plan, person: Person, panel: Any, msg: dict[str, Any] | None) -> bool:
@@ -188,13 +181,10 @@ def answer_claim(plan: Plan, person: Person, panel: Any, msg: dict[str, Any] | N
     except (ValueError, Exception):
         return False
     if how == "none":
-        return _click_first(panel.get_by_role("button", name="Don't claim"))
+        return press(panel.get_by_role("button", name="Don't claim"))
     if how == "late" and shown > min(most, start - 1):
         return False  # wait for the count to come down
-    button = panel.locator("button[data-claim='1']")
-    if not button.is_enabled():
-        return False
-    if _click_first(button):
+    if press(panel.locator("button[data-claim='1']")):  # (not while it is disabled)
         plan.claimed_at.append(shown)
         return True
     return False

@@ -18,6 +18,7 @@ from browser_helpers import (
     Tab,
     WebServer,
     choose,
+    frames,
     game_id_of,
     in_thread,
     open_tab,
@@ -248,7 +249,7 @@ def test_pages_fit_without_sideways_scrolling(
                 page.get_by_label("Display name").fill("Ada")
                 page.get_by_role("button", name="Play as a guest").click()
             page.locator(ready).first.wait_for()
-            page.wait_for_timeout(300)
+            frames(page)  # laid out and drawn (after the page's pending redraws)
             sizes = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
             assert sizes[0] <= sizes[1], (name, sizes)
             if name in ("lobby", "replay", "leaderboard") or (name, suffix) == (

@@ -508,7 +508,8 @@ def play_until_over(
         if kind in shots:
             settle(page, 900)  # docs: notes in flight (up to 5 × 90 ms apart, 450 ms) land
             shot_pair(tab, shots.pop(kind)) if pairs else shot(tab, shots.pop(kind))
-        step(page, kind, panel, counts)
+        if step(page, kind, panel, counts) is False:
+            frames(page, 1)  # nothing could be clicked yet: look again once the page drew
     saw = what_the_page_saw(tab)
     raise AssertionError(
         f"the game did not end within {patience(limit_s):.0f} s; decisions {counts}\n{saw}"

@@ -33,6 +33,7 @@ from browser_helpers import (
     run_server,
     seat_faults,
     sign_in,
+    wait_until,
     what_the_page_saw,
 )
 
@@ -123,10 +124,10 @@ def _answer_one(tab: Tab) -> dict[str, Any]:
             f"no decision could be answered: actions {actions!r}, clock {clock!r}, "
             f"last frames {last}, rejected {_received(tab, 'rejected')}"
         )
-    for _ in range(30):  # the frame goes out asynchronously
-        if len(_sent(tab, "action")) > before:
-            break
-        tab.page.wait_for_timeout(100)
+    # the frame goes out asynchronously
+    wait_until(
+        tab.page, lambda: len(_sent(tab, "action")) > before, seconds=3, what="the action sent"
+    )
     sent = _sent(tab, "action")
     # one click; the page may also have passed by itself meanwhile (a bid it cannot afford)
     assert len(sent) >= before + 1, (before, len(sent))

@@ -144,12 +144,15 @@ def _watch_one(browser: Any, base: str, args: argparse.Namespace, n: int) -> dic
         " list.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask',"
         " buffered: true }); } catch (_) {}"
     )
-    events = [0]
+    events = [0]  # event frames received (a reconnect sends the game's events again)
+    indices: set[int] = set()  # the game's events among them
 
     def on_socket(ws: Any) -> None:
         def frame(payload: Any) -> None:
             if isinstance(payload, str) and payload.startswith('{"type":"event"'):
                 events[0] += 1
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    indices.add(int(json.loads(payload)["index"]))
 
         ws.on("framereceived", frame)
 
@@ -175,7 +178,9 @@ def _watch_one(browser: Any, base: str, args: argparse.Namespace, n: int) -> dic
     return {
         "game_id": game_id,
         "events": events[0],
+        "game_events": len(indices),
         "wall_s": round(wall, 2),
+        "renderer_cpu_share": round(cpu / max(wall, 1e-9), 3),
         "renderer_cpu_s": round(cpu, 3),
         "renderer_cpu_ms_per_event": round(1000 * cpu / per, 3),
         "main_thread_s": {k: round(v, 3) for k, v in main.items() if k.endswith("Duration")},
@@ -260,8 +265,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _game_line(name: str, n: int, g: dict[str, Any]) -> str:
     return (
-        f"{name} game {n + 1}: {g['events']} events in {g['wall_s']:.1f} s; renderer CPU "
-        f"{g['renderer_cpu_s']:.2f} s ({g['renderer_cpu_ms_per_event']:.2f} ms an event), main "
+        f"{name} game {n + 1}: {g['events']} events ({g['game_events']} of the game) in "
+        f"{g['wall_s']:.1f} s; renderer CPU {g['renderer_cpu_s']:.2f} s "
+        f"({g['renderer_cpu_ms_per_event']:.2f} ms an event, {g['renderer_cpu_share']:.0%} of a "
+        "core), main "
         f"thread {g['main_thread_ms_per_event']:.2f} ms an event (script "
         f"{g['main_thread_s']['ScriptDuration']:.2f} s, style "
         f"{g['main_thread_s']['RecalcStyleDuration']:.2f} s, layout "

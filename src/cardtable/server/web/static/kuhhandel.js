@@ -151,9 +151,22 @@ function cardName(rules, card) {
 const ART = "/static/cards/kuhhandel.svg";
 const DRAWN = new Set(["chicken", "goose", "cat", "dog", "sheep", "goat", "donkey", "pig", "cow", "horse"]);
 
+/**
+ * The pictures (an <svg> with a <use> of a symbol) are built once each and then copied: a draw
+ * builds every card and note of the parts that changed, and a copy costs a fraction of building
+ * two SVG elements and setting their attributes (the href of a <use> most); in a profile of a
+ * Master game the pictures were an eighth of the page's script (issue 37).
+ */
+const PICTURES = new Map();
+function copied(key, build) {
+  let model = PICTURES.get(key);
+  if (!model) PICTURES.set(key, (model = build()));
+  return model.cloneNode(true);
+}
+
 function picture(id, cls = "art") {
-  return svg("svg", { class: cls, viewBox: id === "back" ? "0 0 100 140" : "0 0 100 100", "aria-hidden": "true", focusable: "false" },
-    svg("use", { href: `${ART}#${id}` }));
+  return copied(`${cls} ${id}`, () => svg("svg", { class: cls, viewBox: id === "back" ? "0 0 100 140" : "0 0 100 100", "aria-hidden": "true", focusable: "false" },
+    svg("use", { href: `${ART}#${id}` })));
 }
 
 function speciesArt(rules, k) {
@@ -191,8 +204,8 @@ export const DRAWN_NOTES = new Set([0, 10, 20, 50, 100, 200, 500]);
 
 /** A note's picture from cards/notes.svg: "n500" (a face) or "back". */
 function notePicture(id) {
-  return svg("svg", { class: "note-art", viewBox: "0 0 80 44", "aria-hidden": "true", focusable: "false" },
-    svg("use", { href: `${NOTE_ART}#${id}` }));
+  return copied(`note ${id}`, () => svg("svg", { class: "note-art", viewBox: "0 0 80 44", "aria-hidden": "true", focusable: "false" },
+    svg("use", { href: `${NOTE_ART}#${id}` })));
 }
 
 /** A banknote: its value large in the middle, its own colour and pattern by value (cards/notes.svg). */
@@ -960,6 +973,8 @@ export function afterDraw(root, memory, events) {
     // the line stays hidden (class landing, kept by the draws meanwhile) until its copy lands
     const count = Number(bid.parentElement.dataset.count);
     memory.landing = count;
+    // hidden while its copy flies, the line's own slide and fade would be drawn for no one
+    bid.classList.remove("fresh");
     bid.classList.add("landing");
     const run = copy.animate([{ transform: `translate(${dx}px, ${dy}px) scale(0.85)`, opacity: 0.5 }, { transform: "none", opacity: 1 }],
       { duration: 400, easing: "ease-out" });

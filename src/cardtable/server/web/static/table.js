@@ -106,8 +106,8 @@ function logLine([text, cls]) {
 }
 
 /**
- * The log in `box`. `stick()` says whether the newest line is in view (read it first in a draw,
- * before anything is written: the layout is then still clean and reading it costs nothing);
+ * The log in `box`. `stick()` says whether the newest line is in view (as the list's last scroll
+ * left it: ask it first in a draw, before anything is written);
  * `show(lines, stick)` appends the lines that are new since the last call (the list is built again
  * only when an earlier line changed: an event that came late, after a reconnect) and, with
  * `stick`, scrolls the newest into view. Nothing new: nothing is touched. Lines are compared by
@@ -116,8 +116,15 @@ function logLine([text, cls]) {
 function logView(box) {
   let list = null;
   let shown = [];
+  // whether the newest line is in view, as the last scroll (the person's or ours) left it: read
+  // when the list scrolls, not in a draw, where a layout made dirty since the last frame (a note
+  // landed, a clock ticked) would have to be done first (issue 37: a ninth of the page's script)
+  let atEnd = true;
+  const follow = (el) => el.addEventListener("scroll", () => {
+    atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - 20;
+  }, { passive: true });
   return {
-    stick: () => !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 20,
+    stick: () => atEnd,
     show(lines, stick) {
       const grows = list && lines.length >= shown.length && (!shown.length || lines[shown.length - 1] === shown[shown.length - 1]);
       if (grows && lines.length === shown.length) return;
@@ -130,6 +137,7 @@ function logView(box) {
         if (list) list.replaceWith(fresh);
         else box.appendChild(fresh);
         list = fresh;
+        follow(list);
       }
       shown = lines;
       if (stick) list.scrollTop = list.scrollHeight;
@@ -458,7 +466,7 @@ export function renderSeat(main, gameId, navigate) {
 
   function draw() {
     drawing.cancel();
-    const stick = log.stick(); // read before any write: the layout is still clean
+    const stick = log.stick(); // asked before any write
     store = session.games.get(gameId);
     if (!store || !store.start) {
       if (!session.connected) waitFor(t("web.table.connecting"), false);

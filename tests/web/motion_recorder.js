@@ -3,7 +3,7 @@
 // element is at the first and at the last keyframe (a paused copy of the animation on the same
 // element, sought there, then cancelled: the page's own animation is untouched), the table's
 // landmarks at that moment, the newest payment and bid the page was told of, whether it finished;
-// every CSS animation that starts is kept too.
+// every CSS animation and transition that starts is kept too, with the properties it changes.
 (() => {
   window.__motion = [];
   // every payment event the page's WebSocket brings, in order (our listener runs before the
@@ -67,7 +67,21 @@
     window.__motion.push(entry);
     return anim;
   };
+  // the properties a CSS animation or transition changes (its keyframes' own, or the transition's)
+  const animated = (ev) => {
+    const pseudo = ev.pseudoElement || null;
+    const mine = document.getAnimations().filter((a) => a.effect && a.effect.target === ev.target
+      && (a.effect.pseudoElement || null) === pseudo && (a.animationName === ev.animationName || a.transitionProperty === ev.propertyName));
+    const props = new Set();
+    for (const a of mine) for (const k of a.effect.getKeyframes()) for (const p of Object.keys(k)) {
+      if (!["offset", "computedOffset", "easing", "composite"].includes(p)) props.add(p);
+    }
+    return [...props];
+  };
   document.addEventListener("animationstart", (ev) => {
-    window.__motion.push({ kind: "css", name: ev.animationName, cls: ev.target.getAttribute("class") || "", seat: seatOf(ev.target) });
+    window.__motion.push({ kind: "css", name: ev.animationName, pseudo: ev.pseudoElement || "", props: animated(ev), cls: ev.target.getAttribute("class") || "", seat: seatOf(ev.target) });
+  }, true);
+  document.addEventListener("transitionstart", (ev) => {
+    window.__motion.push({ kind: "transition", name: ev.propertyName, pseudo: ev.pseudoElement || "", props: [ev.propertyName], cls: ev.target.getAttribute("class") || "", seat: seatOf(ev.target) });
   }, true);
 })();

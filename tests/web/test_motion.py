@@ -13,6 +13,8 @@ note count and box, the middle of the table, the trick's winning card) and wheth
   the middle of the table and ends in the winner's herd, a new bid starts at the bidder's seat
   and ends in the list of bids in the middle; the notes' flights finish and leave nothing behind.
 - Cunegonda: a finished trick's cards start in their slots and end on the winning card.
+- Every CSS animation and transition of the Kuhhandel table changes only ``transform`` and
+  ``opacity`` (what the compositor runs without painting again, issue 37).
 - With ``prefers-reduced-motion: reduce`` the same game moves nothing at all (no Web Animation,
   no CSS animation), and the same checks, run on what was recorded there, fail: they fail
   whenever the motion is removed.
@@ -223,6 +225,17 @@ def test_kuhhandel_motion_goes_from_where_things_come_to_where_they_go(
             notes = [m for m in landed if "flying" in m["cls"]]
             assert notes and all(m["finished"] for m in notes), notes  # every note flight ended
             assert any(m["kind"] == "css" for m in landed)  # the highlights (bid, note count)
+            # every motion is a transform or an opacity, which the compositor runs on a layer
+            # painted once; anything else (a background, a box-shadow, a filter) is painted
+            # again on every frame, on the CPU where there is no GPU (issue 37)
+            painted = {
+                (m["name"], m["pseudo"], p)
+                for m in recorded()
+                for p in m.get("props", [])
+                if p not in {"transform", "opacity"}
+            }
+            assert not painted, painted
+            assert {m["kind"] for m in recorded()} >= {"css", "transition"}, "no fade seen"
         assert not tab.errors, tab.errors
     finally:
         _leave(tab)

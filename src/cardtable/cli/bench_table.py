@@ -13,7 +13,9 @@ game in one burst. At the end it reads, from the browser's own DevTools counters
   ran (``Performance.getMetrics``);
 
 and divides them by the game's events the page received; and the page's long tasks (more than
-50 ms on the main thread, from the browser's ``longtask`` entries): how many and the longest.
+50 ms on the main thread, from the browser's ``longtask`` entries): how many, how many over 200
+ms, and the longest; and the machine's load average at each game's end (the tasks' durations are
+wall time: on a loaded machine they stretch).
 
 ``--against SRC`` measures another build in the same run: a second server started from the source
 tree ``SRC`` (for example ``/work/main/src``: the page is served by the server, so its pages are
@@ -188,7 +190,9 @@ def _watch_one(browser: Any, base: str, args: argparse.Namespace, n: int) -> dic
         "style_passes": int(main["RecalcStyleCount"]),
         "main_thread_ms_per_event": round(1000 * main["TaskDuration"] / per, 3),
         "long_tasks": len(long_tasks),
+        "long_tasks_over_200_ms": sum(d > 200 for d in long_tasks),
         "longest_task_ms": round(max(long_tasks, default=0.0), 1),
+        "load_average": round(os.getloadavg()[0], 1),  # the machine's, at the game's end
     }
 
 
@@ -254,7 +258,8 @@ def run(args: argparse.Namespace) -> int:
             f"{args.seats} seats, watched at {args.size}, {len(report['games'])} game(s), "
             f"{report['events']} events: renderer CPU {report['renderer_cpu_s']:.2f} s, "
             f"{report['renderer_cpu_ms_per_event']:.2f} ms an event; {report['long_tasks']} long "
-            f"tasks, the longest {report['longest_task_ms']:.0f} ms"
+            f"tasks ({report['long_tasks_over_200_ms']} over 200 ms), the longest "
+            f"{report['longest_task_ms']:.0f} ms"
         )
     if args.against:
         a, b = reports["this"], reports["against"]
@@ -273,7 +278,8 @@ def _game_line(name: str, n: int, g: dict[str, Any]) -> str:
         f"{g['main_thread_s']['ScriptDuration']:.2f} s, style "
         f"{g['main_thread_s']['RecalcStyleDuration']:.2f} s, layout "
         f"{g['main_thread_s']['LayoutDuration']:.2f} s; {g['layouts']} layouts); "
-        f"{g['long_tasks']} long tasks, the longest {g['longest_task_ms']:.0f} ms"
+        f"{g['long_tasks']} long tasks ({g['long_tasks_over_200_ms']} over 200 ms), the longest "
+        f"{g['longest_task_ms']:.0f} ms; load average {g['load_average']:.1f}"
     )
 
 
@@ -292,5 +298,6 @@ def _report(args: argparse.Namespace, games: list[dict[str, Any]]) -> dict[str, 
         "renderer_cpu_s": round(cpu, 3),
         "renderer_cpu_ms_per_event": round(1000 * cpu / max(events, 1), 3),
         "long_tasks": sum(g["long_tasks"] for g in games),
+        "long_tasks_over_200_ms": sum(g["long_tasks_over_200_ms"] for g in games),
         "longest_task_ms": max((g["longest_task_ms"] for g in games), default=0.0),
     }

@@ -235,7 +235,6 @@ def test_kuhhandel_motion_goes_from_where_things_come_to_where_they_go(
                 if p not in {"transform", "opacity"}
             }
             assert not painted, painted
-            assert {m["kind"] for m in recorded()} >= {"css", "transition"}, "no fade seen"
         assert not tab.errors, tab.errors
     finally:
         _leave(tab)

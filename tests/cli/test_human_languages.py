@@ -83,3 +83,18 @@ def test_lang_option_overrides_the_environment() -> None:
     assert re.search(r"Wähle 3 Karten, die du an \S+ weitergibst\.", out), out[:2000]
     for word in ENGLISH:
         assert word not in out, (word, out[:3000])
+
+
+def test_a_refused_bid_is_explained_in_german() -> None:
+    # "5" bids 5, under every auction's minimum: the engine's refusal (its rule and numbers) is
+    # said from the German catalog, then the person is asked again and passes
+    out = play(
+        ["play", "kuhhandel", "--bots", "human,random,random", "--seed", "3", "--lang", "de"],
+        "5\npassen\n0\n" * 30,
+    )
+    found = re.search(
+        r"Nicht erlaubt: Ein Gebot muss mindestens (\d+) betragen \(§4\.2\), nicht 5\.", out
+    )
+    assert found, out[:4000]
+    assert int(found.group(1)) > 5
+    assert "a bid must be" not in out and "Nicht erlaubt: a " not in out

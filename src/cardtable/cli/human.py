@@ -20,7 +20,7 @@ from typing import Any
 from cardtable.core.contract import ActionError, Game, GameInfo, Request
 from cardtable.core.message import Message, Signed, msg
 from cardtable.games.kuhhandel import describe
-from cardtable.i18n import render, translate
+from cardtable.i18n import refusal, render, translate
 
 Say = Callable[[str], None]
 
@@ -89,7 +89,8 @@ class TerminalPlayer:
             return action
 
     def check(self, action: Any, request: Request) -> str | None:
-        """Why the engine would refuse ``action`` (tried on a copy of the game), or ``None``."""
+        """Why the engine would refuse ``action`` (tried on a copy of the game), in the seat's
+        language, or ``None``."""
         if self.game is None:
             return None
         trial = copy.deepcopy(self.game)
@@ -98,7 +99,7 @@ class TerminalPlayer:
                 action = trial.action_from_json(action)
             trial.apply(request.seat, action)
         except ActionError as exc:
-            return exc.reason
+            return refusal(self.lang, exc)
         return None
 
 

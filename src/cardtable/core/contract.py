@@ -27,11 +27,20 @@ JSON = Any
 
 
 class ActionError(ValueError):
-    """Base class of the two ways an action can be refused. ``reason`` is for people."""
+    """Base class of the two ways an action can be refused.
 
-    def __init__(self, reason: str) -> None:
+    ``reason`` is the English text (for bots, logs and the protocol's ``reason``). ``rule`` names
+    the refusal in no language: the catalog key ``refusal.{rule}`` (``kuhhandel.bid_too_low``),
+    with ``details`` its arguments (numbers and strings; ``animal`` is a species' English name),
+    which ``cardtable.i18n.refusal`` says in a person's language and the server sends beside the
+    reason (``rejected``'s ``rule`` and ``args``). A refusal without ``rule`` is shown in English.
+    """
+
+    def __init__(self, reason: str, rule: str = "", **details: int | str) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.rule = rule
+        self.details = details
 
 
 class InvalidAction(ActionError):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 from babel import Locale, UnknownLocaleError, negotiate_locale
 from babel.numbers import format_decimal
 
+from cardtable.core.contract import ActionError
 from cardtable.core.message import Joined, Message, Signed
 from cardtable.i18n import icu
 
@@ -36,6 +38,8 @@ __all__ = [
     "missing",
     "negotiate",
     "problems",
+    "refusal",
+    "refusal_args",
     "render",
     "translate",
     "view_lines",
@@ -133,6 +137,27 @@ def render(lang: str, message: Message | str | None, indent: bool = True) -> str
     else:
         text = icu.format_nodes(nodes, message.args, _rules(lang))
     return "  " * message.level + text if indent else text
+
+
+def refusal_args(details: Mapping[str, Any]) -> dict[str, Any]:
+    """An engine's refusal details ready for its catalog entry: ``animal`` (a species' English
+    name) becomes the catalog's ``animal.{name}`` (the name itself for a species no catalog
+    knows); the browser's ``errors.js`` does the same."""
+    args = dict(details)
+    name = args.get("animal")
+    if isinstance(name, str):
+        slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+        args["animal"] = Message(f"animal.{slug}", {"count": 1}, default=name)
+    return args
+
+
+def refusal(lang: str, error: ActionError) -> str:
+    """Why an engine refused an action, in ``lang``: the catalog's ``refusal.{rule}`` with the
+    error's details, or its English ``reason`` when it names no rule the catalogs know."""
+    if not error.rule:
+        return error.reason
+    message = Message(f"refusal.{error.rule}", refusal_args(error.details), error.reason)
+    return render(lang, message, indent=False)
 
 
 def negotiate(accept_language: str | None) -> str:

@@ -586,6 +586,17 @@ SERVER_SCHEMAS: dict[str, dict[str, Any]] = {
             "request_id": {"type": "string"},
             "code": {"enum": list(ERROR_CODES)},
             "reason": {"type": "string"},
+            "rule": {
+                "type": "string",
+                "description": "for illegal_action and invalid_action, the engine's name of the "
+                "rule that refused it (kuhhandel.bid_too_low; absent if it names none): a language"
+                " neutral code people's clients show from the catalogs' refusal.{rule}",
+            },
+            "args": {
+                "type": "object",
+                "description": "the numbers and names the rule's sentence needs "
+                '({"low": 30, "amount": 20}; animal: a species\' English name)',
+            },
         },
         ["request_id", "code", "reason"],
     ),

@@ -805,7 +805,7 @@ class Table:
         try:
             action = self.game.action_from_json(data)
         except ActionError as exc:
-            self._fault(ask, "invalid_action", exc.reason)
+            self._fault(ask, "invalid_action", exc.reason, refused=exc)
             return True
         except Exception as exc:  # a decoder that raises something else is still a bad action
             self._fault(ask, "invalid_action", f"{type(exc).__name__}: {exc}")
@@ -814,7 +814,7 @@ class Table:
             self.game.apply(ask.seat, action)
         except ActionError as exc:
             code = "illegal_action" if isinstance(exc, IllegalAction) else "invalid_action"
-            self._fault(ask, code, exc.reason)
+            self._fault(ask, code, exc.reason, refused=exc)
             return True
         self._close(ask)
         self._stamp = None if arrived is None else self.metrics.stamp(arrived)
@@ -1310,9 +1310,15 @@ class Table:
     # -- faults -----------------------------------------------------------------------------
 
     def _fault(
-        self, ask: Ask, code: str, reason: str, detail: dict[str, Any] | None = None
+        self,
+        ask: Ask,
+        code: str,
+        reason: str,
+        detail: dict[str, Any] | None = None,
+        refused: ActionError | None = None,
     ) -> None:
-        """Record a fault on ``ask``, tell the client, and let the fallback answer it."""
+        """Record a fault on ``ask``, tell the client (with the engine's ``rule`` and ``args``
+        when it ``refused`` the action: a person's page says them), let the fallback answer."""
         seat = self.seats[ask.seat]
         if ask.timer is not None:
             ask.timer.cancel()
@@ -1326,6 +1332,11 @@ class Table:
                     "request_id": ask.request_id,
                     "code": code,
                     "reason": reason + "; the fallback bot answered this decision",
+                    **(
+                        {"rule": refused.rule, "args": refused.details}
+                        if refused and refused.rule
+                        else {}
+                    ),
                 }
             )
         self._record_fault(seat, ask.request, code, reason, detail)

@@ -44,6 +44,7 @@ from cardtable.games.cunegonda.cards import (
     NAMES,
     QUEEN_OF_SPADES,
     SUIT_WORDS,
+    SUITS,
     card,
 )
 from cardtable.games.cunegonda.observe import Observation, Trick
@@ -66,7 +67,32 @@ def _not_an_action(value: Any) -> InvalidAction:
     """The one refusal of a value that is no Cunegonda action at all (locally and remotely)."""
     return InvalidAction(
         f"not a Cunegonda action: {value!r} (a play is one card, an int from "
-        "cardtable.games.cunegonda.cards; a pass is a tuple of 3 cards)"
+        "cardtable.games.cunegonda.cards; a pass is a tuple of 3 cards)",
+        "cunegonda.not_an_action",
+        value=repr(value),
+    )
+
+
+def _card(name: str) -> int:
+    """The card named ``name``; an :class:`InvalidAction` for a name that is no card."""
+    try:
+        return card(name)
+    except ValueError as exc:
+        raise InvalidAction(str(exc), "cunegonda.unknown_card", value=repr(name)) from None
+
+
+def _no_shape(data: Any) -> InvalidAction:
+    return InvalidAction(f"{_ACTION_SHAPES}, not {data!r}", "cunegonda.shape", value=repr(data))
+
+
+def _not_in_hand(card: int, seat: int) -> IllegalAction:
+    name = NAMES[card]
+    return IllegalAction(
+        f"{name} is not in seat {seat}'s hand",
+        "cunegonda.not_in_hand",
+        rank=name[:-1],
+        suit=name[-1],
+        seat=seat,
     )
 
 
@@ -184,9 +210,14 @@ class CunegondaGame(Game):
         # ``seat: object``: the compiled build (mypyc) would raise TypeError at a typed boundary
         # for a seat "x" and take True for seat 1; checked here, both builds refuse alike
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < SEATS:
-            raise InvalidAction(f"no seat {seat!r} in a {SEATS}-seat game")
+            raise InvalidAction(
+                f"no seat {seat!r} in a {SEATS}-seat game",
+                "cunegonda.no_seat",
+                seat=repr(seat),
+                seats=SEATS,
+            )
         if self._phase == OVER:
-            raise IllegalAction("the match is over")
+            raise IllegalAction("the match is over", "cunegonda.match_over")
         if self._phase == PASS:
             self._apply_pass(seat, action)
         else:
@@ -233,23 +264,26 @@ class CunegondaGame(Game):
 
     def action_from_json(self, data: JSON) -> Any:
         if not isinstance(data, dict) or len(data) != 1:
-            raise InvalidAction(f"{_ACTION_SHAPES}, not {data!r}")
-        try:
-            if "play" in data:
-                name = data["play"]
-                if not isinstance(name, str):
-                    raise InvalidAction(f"a card is named by a string like 'QS', not {name!r}")
-                return card(name)
-            if "pass" in data:
-                names = data["pass"]
-                if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                    raise InvalidAction(f"a pass is a list of card names, not {names!r}")
-                return tuple(card(n) for n in names)
-        except InvalidAction:
-            raise
-        except ValueError as exc:
-            raise InvalidAction(str(exc)) from None
-        raise InvalidAction(f"{_ACTION_SHAPES}, not {data!r}")
+            raise _no_shape(data)
+        if "play" in data:
+            name = data["play"]
+            if not isinstance(name, str):
+                raise InvalidAction(
+                    f"a card is named by a string like 'QS', not {name!r}",
+                    "cunegonda.card_name",
+                    value=repr(name),
+                )
+            return _card(name)
+        if "pass" in data:
+            names = data["pass"]
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise InvalidAction(
+                    f"a pass is a list of card names, not {names!r}",
+                    "cunegonda.pass_names",
+                    value=repr(names),
+                )
+            return tuple(_card(n) for n in names)
+        raise _no_shape(data)
 
     def abort(self, reason: str) -> None:
         """Stop the match from outside; its result is then ``ABORTED`` (no-op once over)."""
@@ -288,23 +322,36 @@ class CunegondaGame(Game):
     def _apply_pass(self, seat: int, action: Any) -> None:
         """Spec "Round" 2: each seat chooses 3 of its cards; nothing moves until all chose."""
         if isinstance(action, int) and not isinstance(action, bool):
-            raise IllegalAction("the seats are passing cards now: choose 3 cards, not one to play")
+            raise IllegalAction(
+                "the seats are passing cards now: choose 3 cards, not one to play",
+                "cunegonda.passing_now",
+                count=PASS_COUNT,
+            )
         if not isinstance(action, tuple | list | set | frozenset):
             raise _not_an_action(action)
         cards = list(action)
         for c in cards:
             if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < DECK_SIZE:
-                raise InvalidAction(f"not a card: {c!r}")
+                raise InvalidAction(f"not a card: {c!r}", "cunegonda.not_a_card", value=repr(c))
         if len(set(cards)) != len(cards):
-            raise InvalidAction("a pass names 3 different cards")
+            raise InvalidAction(
+                "a pass names 3 different cards", "cunegonda.pass_twice", count=PASS_COUNT
+            )
         if len(cards) != PASS_COUNT:
-            raise InvalidAction(f"a pass is exactly {PASS_COUNT} cards, not {len(cards)}")
+            raise InvalidAction(
+                f"a pass is exactly {PASS_COUNT} cards, not {len(cards)}",
+                "cunegonda.pass_count",
+                count=PASS_COUNT,
+                given=len(cards),
+            )
         if self._passes[seat] is not None:
-            raise IllegalAction(f"seat {seat} has already chosen its pass")
+            raise IllegalAction(
+                f"seat {seat} has already chosen its pass", "cunegonda.passed_already", seat=seat
+            )
         hand = self._hands[seat]
         for c in cards:
             if c not in hand:
-                raise IllegalAction(f"{NAMES[c]} is not in seat {seat}'s hand")
+                raise _not_in_hand(c, seat)
         chosen = tuple(sorted(cards))
         self._passes[seat] = chosen
         self._history.append((seat, chosen))
@@ -353,21 +400,31 @@ class CunegondaGame(Game):
     def _apply_play(self, seat: int, action: Any) -> None:
         if isinstance(action, bool) or not isinstance(action, int):
             if isinstance(action, tuple | list | set | frozenset):
-                raise IllegalAction("the pass is over: play one card")
+                raise IllegalAction("the pass is over: play one card", "cunegonda.pass_over")
             raise _not_an_action(action)
         if not 0 <= action < DECK_SIZE:
-            raise InvalidAction(f"not a card: {action!r}")
+            raise InvalidAction(
+                f"not a card: {action!r}", "cunegonda.not_a_card", value=repr(action)
+            )
         if seat != self._turn:
-            raise IllegalAction(f"it is seat {self._turn}'s turn to play, not seat {seat}'s")
+            raise IllegalAction(
+                f"it is seat {self._turn}'s turn to play, not seat {seat}'s",
+                "cunegonda.not_your_turn",
+                expected=self._turn,
+                seat=seat,
+            )
         hand = self._hands[seat]
         if action not in hand:
-            raise IllegalAction(f"{NAMES[action]} is not in seat {seat}'s hand")
+            raise _not_in_hand(action, seat)
         trick = self._trick
         if trick:
             led = trick[0] // 13
             if action // 13 != led and any(c // 13 == led for c in hand):
                 raise IllegalAction(
-                    f"seat {seat} must follow suit: play one of its {SUIT_WORDS[led]}"
+                    f"seat {seat} must follow suit: play one of its {SUIT_WORDS[led]}",
+                    "cunegonda.follow_suit",
+                    seat=seat,
+                    suit=SUITS[led],
                 )
         hand.remove(action)
         trick.append(action)

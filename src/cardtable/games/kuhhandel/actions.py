@@ -301,7 +301,13 @@ _NOTES: dict[str, type[_Notes]] = {"pay": Pay, "offer": Offer, "counter": Counte
 def _int(data: Mapping[str, Any], key: str) -> int:
     value = data.get(key)
     if type(value) is not int:
-        raise InvalidAction(f"{data.get('kind')!r} needs an integer {key!r}, got {value!r}")
+        raise InvalidAction(
+            f"{data.get('kind')!r} needs an integer {key!r}, got {value!r}",
+            "kuhhandel.needs_integer",
+            kind=repr(data.get("kind")),
+            key=key,
+            value=repr(value),
+        )
     return value
 
 
@@ -311,7 +317,9 @@ def not_an_action(value: Any) -> InvalidAction:
     return InvalidAction(
         f"not a Kuhhandel action: {value!r} (answer with a value of "
         "cardtable.games.kuhhandel.actions such as A.PASS or A.Bid(20), "
-        "or its JSON form, an object with a 'kind')"
+        "or its JSON form, an object with a 'kind')",
+        "kuhhandel.not_an_action",
+        value=repr(value),
     )
 
 
@@ -328,7 +336,12 @@ def from_json(data: Any) -> Action:
     if kind in _NOTES:
         notes = data.get("notes")
         if not isinstance(notes, list | tuple) or not all(type(n) is int and n >= 0 for n in notes):
-            raise InvalidAction(f"{kind!r} needs 'notes': a list of note values, got {notes!r}")
+            raise InvalidAction(
+                f"{kind!r} needs 'notes': a list of note values, got {notes!r}",
+                "kuhhandel.needs_notes",
+                kind=kind,
+                value=repr(notes),
+            )
         return _NOTES[kind](tuple(sorted(notes)))
     if kind == "bid":
         return Bid(_int(data, "amount"))
@@ -338,7 +351,7 @@ def from_json(data: Any) -> Action:
         return Claim(_int(data, "count"))
     if kind == "place_note":
         return PlaceNote(_int(data, "note"))
-    raise InvalidAction(f"unknown action kind {kind!r}")
+    raise InvalidAction(f"unknown action kind {kind!r}", "kuhhandel.unknown_kind", kind=repr(kind))
 
 
 def to_json(action: Action) -> dict[str, Any]:

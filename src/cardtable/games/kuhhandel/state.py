@@ -283,6 +283,19 @@ _STATE: Final = (
 _UNSET: Final = object()
 
 
+#: The English words of a refusal to a seat whose turn it is not, by request kind (the catalog's
+#: ``refusal.kuhhandel.not_your_turn`` says them in a person's language).
+_TURN_WORDS: Final = {
+    "turn": "choose a turn",
+    "sell_or_buy": "sell or buy",
+    "offer": "make an offer",
+    "respond": "answer the cow trade",
+    "preempt": "pre-empt or release",
+    "divide": "keep or give",
+    "rat": "answer the rat",
+}
+
+
 class KuhhandelGame(Game):
     """A game of Kuhhandel under any :class:`RuleSet` (create it with :func:`new_game`).
 
@@ -755,17 +768,22 @@ class KuhhandelGame(Game):
                 self._pending = None
                 return
         if type(seat) is not int or not 0 <= seat < self._seats:
-            raise InvalidAction(f"no seat {seat!r} in a {self._seats}-seat game")
+            raise InvalidAction(
+                f"no seat {seat!r} in a {self._seats}-seat game",
+                "kuhhandel.no_seat",
+                seat=repr(seat),
+                seats=self._seats,
+            )
         if not isinstance(action, A.Action):
             action = _from_json(action)
         stage = self.stage
         if stage is OVER:
-            raise IllegalAction("the game is over")
+            raise IllegalAction("the game is over", "kuhhandel.game_over")
         if stage is BID:
             self._on_bid(seat, action)
         elif stage is TURN:
             if seat != self.turn_seat:
-                self._check_seat(seat, self.turn_seat, "choose a turn")
+                self._check_seat(seat, self.turn_seat, "turn")
             self._on_turn(seat, action)
         elif stage is PAY:
             if seat != self.payer:
@@ -773,27 +791,27 @@ class KuhhandelGame(Game):
             self._on_pay(seat, action)
         elif stage is SELL_OR_BUY:
             if seat != self.turn_seat:
-                self._check_seat(seat, self.turn_seat, "sell or buy")
+                self._check_seat(seat, self.turn_seat, "sell_or_buy")
             self._on_sell_or_buy(seat, action)
         elif stage is OFFER:
             if seat != self.challenger:
-                self._check_seat(seat, self.challenger, "make an offer")
+                self._check_seat(seat, self.challenger, "offer")
             self._on_offer(seat, action)
         elif stage is RESPOND:
             if seat != self.opponent:
-                self._check_seat(seat, self.opponent, "answer the cow trade")
+                self._check_seat(seat, self.opponent, "respond")
             self._on_respond(seat, action)
         elif stage is CLAIM:
             self._on_claim(seat, action)
         elif stage is PREEMPT:
             if seat != self.turn_seat:
-                self._check_seat(seat, self.turn_seat, "pre-empt or release")
+                self._check_seat(seat, self.turn_seat, "preempt")
             self._on_preempt(seat, action)
         elif stage is RAT:
             self._on_rat(seat, action)
         elif stage is DIVIDE:
             if seat != self.turn_seat:
-                self._check_seat(seat, self.turn_seat, "keep or give")
+                self._check_seat(seat, self.turn_seat, "divide")
             self._on_divide(seat, action)
         else:  # pragma: no cover - every stage is handled above
             raise IllegalAction(f"nothing to do in stage {stage}")
@@ -801,13 +819,26 @@ class KuhhandelGame(Game):
         self._pending = None
 
     def _check_seat(self, seat: int, expected: int, what: str) -> None:
+        """Refuse ``seat`` when ``expected`` must decide; ``what`` is the request kind."""
         if seat != expected:
-            raise IllegalAction(f"it is seat {expected}'s turn to {what}, not seat {seat}'s")
+            words = _TURN_WORDS.get(what, what)
+            raise IllegalAction(
+                f"it is seat {expected}'s turn to {words}, not seat {seat}'s",
+                "kuhhandel.not_your_turn",
+                expected=expected,
+                seat=seat,
+                what=what,
+            )
 
     def _expect(self, action: A.Action, *types: type[A.Action]) -> None:
         if not isinstance(action, types):
             wanted = " or ".join(t.kind for t in types)
-            raise IllegalAction(f"expected {wanted} now (stage {self.stage}), not {action.kind}")
+            raise IllegalAction(
+                f"expected {wanted} now (stage {self.stage}), not {action.kind}",
+                "kuhhandel.expected",
+                wanted="/".join(t.kind for t in types),
+                kind=action.kind,
+            )
 
     def _event(self, kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> None:
         self._log.append(_new(_EVENT, (kind, data, to)))
@@ -878,30 +909,63 @@ class KuhhandelGame(Game):
     def _refuse_turn(self, seat: int, action: A.Action) -> NoReturn:
         """Why ``action`` is not one of this turn's choices (always raises)."""
         if isinstance(action, _Auction | _Draw) and not self.deck:
-            raise IllegalAction("the deck is empty: every turn is a cow trade now (§6)")
+            raise IllegalAction(
+                "the deck is empty: every turn is a cow trade now (§6)", "kuhhandel.deck_empty"
+            )
         if isinstance(action, _Auction) and self._rules.duel:
-            raise IllegalAction("the duel has no auctions: draw to divide instead (§10)")
+            raise IllegalAction(
+                "the duel has no auctions: draw to divide instead (§10)",
+                "kuhhandel.duel_no_auction",
+            )
         if isinstance(action, _Draw) and not self._rules.duel:
-            raise IllegalAction("dividing is for the duel; here you auction (§4)")
+            raise IllegalAction(
+                "dividing is for the duel; here you auction (§4)", "kuhhandel.divide_duel_only"
+            )
         if isinstance(action, _Pass):
-            raise IllegalAction("passing the turn is only possible after a super trade (§9.5)")
+            raise IllegalAction(
+                "passing the turn is only possible after a super trade (§9.5)",
+                "kuhhandel.pass_after_super_trade",
+            )
         if isinstance(action, _Challenge):
-            raise IllegalAction(self._why_not_trade(seat, action))
-        raise IllegalAction(f"on your turn, auction or challenge; not {action.kind}")
+            self._refuse_trade(seat, action)
+        raise IllegalAction(
+            f"on your turn, auction or challenge; not {action.kind}",
+            "kuhhandel.turn_choice",
+            kind=action.kind,
+        )
 
-    def _why_not_trade(self, seat: int, c: A.Challenge) -> str:
-        if not 0 <= c.opponent < self._seats or c.opponent == seat:
-            return f"seat {c.opponent} is not another seat at this table"
+    def _refuse_trade(self, seat: int, c: A.Challenge) -> NoReturn:
+        """Why the cow trade ``c`` is not one of this turn's choices (always raises)."""
+        opponent = c.opponent
+        if not 0 <= opponent < self._seats or opponent == seat:
+            raise IllegalAction(
+                f"seat {opponent} is not another seat at this table",
+                "kuhhandel.trade_no_opponent",
+                opponent=opponent,
+            )
         if c.species == self._n_species and self._rules.rats:
-            return "a rat trade needs rats on both sides (§9.4)"
+            raise IllegalAction(
+                "a rat trade needs rats on both sides (§9.4)", "kuhhandel.rat_trade_needs_rats"
+            )
         if not 0 <= c.species < self._n_species:
-            return f"there is no species {c.species}"
+            raise IllegalAction(
+                f"there is no species {c.species}", "kuhhandel.no_species", species=c.species
+            )
         name = self._rules.species[c.species].name
         if not self.herds[seat][c.species]:
-            return f"you own no {name} (§5.1)"
-        if not self.herds[c.opponent][c.species]:
-            return f"seat {c.opponent} owns no {name} (§5.1)"
-        return f"that cow trade is not allowed now ({name})"
+            raise IllegalAction(
+                f"you own no {name} (§5.1)", "kuhhandel.trade_you_own_none", animal=name
+            )
+        if not self.herds[opponent][c.species]:
+            raise IllegalAction(
+                f"seat {opponent} owns no {name} (§5.1)",
+                "kuhhandel.trade_they_own_none",
+                opponent=opponent,
+                animal=name,
+            )
+        raise IllegalAction(
+            f"that cow trade is not allowed now ({name})", "kuhhandel.trade_not_now", animal=name
+        )
 
     # ------------------------------------------------------------------ §4 auction
     def _draw(self) -> None:
@@ -1017,26 +1081,38 @@ class KuhhandelGame(Game):
             return
         expected = self._order[self._ask]
         if seat != expected:
-            raise IllegalAction(f"it is seat {expected}'s turn to bid, not seat {seat}'s")
+            self._check_seat(seat, expected, "bid")
         if isinstance(action, _Pass):
             self.bids.append((seat, 0))
             self._log.append((_seat_event, "pass", seat))
         elif isinstance(action, _Bid):
             self._take_bid(seat, action.amount)
         else:
-            raise IllegalAction(f"expected bid or pass now, not {action.kind}")
+            raise IllegalAction(
+                f"expected bid or pass now, not {action.kind}",
+                "kuhhandel.expected",
+                wanted="bid/pass",
+                kind=action.kind,
+            )
         self._advance_bidding()
 
     def _take_bid(self, seat: int, amount: int) -> None:
         low = self.high + self._raise if self.high else self._raise
         if amount < low:
-            raise IllegalAction(f"a bid must be at least {low} (§4.2), not {amount}")
+            raise IllegalAction(
+                f"a bid must be at least {low} (§4.2), not {amount}",
+                "kuhhandel.bid_too_low",
+                low=low,
+                amount=amount,
+            )
         caps = self.caps
         if caps:
             cap = caps.get(seat)
             if cap is not None and amount > cap:
                 raise IllegalAction(
-                    f"your wallet was exposed: you may not bid more than {cap} on this card (§4.7)"
+                    f"your wallet was exposed: you may not bid more than {cap} on this card (§4.7)",
+                    "kuhhandel.bid_over_cap",
+                    cap=cap,
                 )
         self.high = amount
         self.high_bidder = seat
@@ -1052,14 +1128,16 @@ class KuhhandelGame(Game):
             self._close_auction()
             return
         if seat == self.high_bidder:
-            raise IllegalAction("you hold the highest bid already")
+            raise IllegalAction("you hold the highest bid already", "kuhhandel.highest_bid_already")
         self._expect(action, A.Bid, A.Pass)
         if isinstance(action, _Bid):
             self._take_bid(seat, action.amount)
             self.quiet = set()
         else:
             if seat in self.quiet:
-                raise IllegalAction("you passed already; bid, or wait for a new bid")
+                raise IllegalAction(
+                    "you passed already; bid, or wait for a new bid", "kuhhandel.passed_already"
+                )
             self.bids.append((seat, 0))
             self.quiet.add(seat)
             self._event("pass", {"seat": seat})
@@ -1085,7 +1163,8 @@ class KuhhandelGame(Game):
         if isinstance(action, _Buy):
             if auctioneer in self.caps and self._purse[auctioneer] < self.high:
                 raise IllegalAction(
-                    "your wallet was exposed: you may only buy when you can pay (§4.7)"
+                    "your wallet was exposed: you may only buy when you can pay (§4.7)",
+                    "kuhhandel.buy_exposed",
                 )
             payer, payee = auctioneer, self.high_bidder
         else:
@@ -1117,12 +1196,26 @@ class KuhhandelGame(Game):
             if len(action.notes) != self.claim_count:
                 raise IllegalAction(
                     f"pay exactly {self.claim_count} notes of any value (§9.2), "
-                    f"not {len(action.notes)}"
+                    f"not {len(action.notes)}",
+                    "kuhhandel.pedigree_pay_count",
+                    count=self.claim_count,
+                    given=len(action.notes),
                 )
         else:
             problem = payment_problem(action.notes, self.amount)
             if problem:
-                raise IllegalAction(f"not a valid payment of {self.amount}: {problem} (§4.6)")
+                reason = f"not a valid payment of {self.amount}: {problem} (§4.6)"
+                total, amount = sum(action.notes), self.amount
+                if total < amount:
+                    raise IllegalAction(reason, "kuhhandel.pay_short", total=total, amount=amount)
+                least = min(action.notes)
+                raise IllegalAction(
+                    reason,
+                    "kuhhandel.pay_no_change",
+                    amount=amount,
+                    note=least,
+                    rest=total - least,
+                )
         self._transfer(seat, self.payee, left, action.notes, self.pay_reason)
         for card in self.lot:
             self._give_card(self.card_to, card)
@@ -1140,11 +1233,19 @@ class KuhhandelGame(Game):
                 left[index[v]] -= 1
         except KeyError:
             raise InvalidAction(
-                f"{list(notes)} holds a value that is not a note ({list(self._notes)})"
+                f"{list(notes)} holds a value that is not a note ({list(self._notes)})",
+                "kuhhandel.not_notes",
+                notes=", ".join(map(str, notes)),
+                values=", ".join(map(str, self._notes)),
             ) from None
         if min(left) < 0:
             have = list(to_notes(wallet, self._notes))
-            raise IllegalAction(f"you do not hold the notes {list(notes)} (you hold {have})")
+            raise IllegalAction(
+                f"you do not hold the notes {list(notes)} (you hold {have})",
+                "kuhhandel.notes_not_held",
+                notes=", ".join(map(str, notes)),
+                have=", ".join(map(str, have)),
+            )
         return left
 
     def _receive(self, seat: int, notes: tuple[int, ...]) -> None:
@@ -1316,16 +1417,23 @@ class KuhhandelGame(Game):
 
     def _on_claim(self, seat: int, action: A.Action) -> None:
         if seat == self.turn_seat:
-            raise IllegalAction("the auctioneer counts down; it cannot claim (§9.2)")
+            raise IllegalAction(
+                "the auctioneer counts down; it cannot claim (§9.2)",
+                "kuhhandel.auctioneer_cannot_claim",
+            )
         if seat in self.claims:
-            raise IllegalAction("you already chose your claim for this card")
+            raise IllegalAction(
+                "you already chose your claim for this card", "kuhhandel.claim_chosen_already"
+            )
         self._expect(action, A.Claim)
         assert isinstance(action, _Claim)
         count = action.count
         most = min(self._rules.countdown_from, sum(self.wallets[seat]))
         if not 0 <= count <= most:
             raise IllegalAction(
-                f"claim at a count from 1 to {most} (you must hold that many notes), or 0 (§9.2)"
+                f"claim at a count from 1 to {most} (you must hold that many notes), or 0 (§9.2)",
+                "kuhhandel.claim_range",
+                most=most,
             )
         self.claims[seat] = count
         self._event("claim_chosen", {"seat": seat})
@@ -1353,7 +1461,11 @@ class KuhhandelGame(Game):
         a, c, count = self.turn_seat, self.claimant, self.claim_count
         if isinstance(action, _Preempt):
             if sum(self.wallets[a]) < count:
-                raise IllegalAction(f"to pre-empt you must hold {count} notes (§9.2)")
+                raise IllegalAction(
+                    f"to pre-empt you must hold {count} notes (§9.2)",
+                    "kuhhandel.preempt_needs_notes",
+                    count=count,
+                )
             payer, payee = a, c
         else:
             payer, payee = c, a
@@ -1382,7 +1494,7 @@ class KuhhandelGame(Game):
         return Request(seat, RAT, choices, info)
 
     def _on_rat(self, seat: int, action: A.Action) -> None:
-        self._check_seat(seat, self._rat_seat(), "answer the rat")
+        self._check_seat(seat, self._rat_seat(), "rat")
         if isinstance(action, _TakeRat):
             pile = self.rat_pile
             for v in pile:
@@ -1403,7 +1515,9 @@ class KuhhandelGame(Game):
         assert isinstance(action, _PlaceNote)
         i = self._note_index.get(action.note)
         if i is None or not self.wallets[seat][i]:
-            raise IllegalAction(f"you hold no note of {action.note}")
+            raise IllegalAction(
+                f"you hold no note of {action.note}", "kuhhandel.no_such_note", note=action.note
+            )
         self.wallets[seat][i] -= 1
         self.note_moves += 1
         self.rat_pile.append(action.note)

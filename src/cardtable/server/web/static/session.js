@@ -149,16 +149,21 @@ export class Session {
           return;
         }
         if (!welcomed && msg.type === "error") {
+          // the hello was refused (a bad name, a wrong token...): the person's words, and the
+          // code for whoever handles it (the English reason stays in msg for logs)
           this.wantOpen = false;
           this.connecting = null;
-          reject(new Error(msg.reason));
+          const err = new Error(refusal(msg));
+          err.code = msg.code;
+          reject(err);
           return;
         }
         this.handle(msg);
       });
       ws.addEventListener("close", (ev) => {
         const wasOpen = welcomed;
-        if (!welcomed) reject(new Error(ev.reason || t("web.table.lost_closed")));
+        // (after a refused hello this changes nothing: its error message rejected already)
+        if (!welcomed) reject(new Error(ev.reason ? refusal({ code: ev.reason, reason: ev.reason }) : t("web.table.lost_closed")));
         if (this.ws !== ws) return; // an older socket, closed after a newer one opened
         this.ws = null;
         this.you = null;
@@ -186,8 +191,8 @@ export class Session {
       }).catch((err) => {
         if (this.wantOpen) { this.reconnectLater(); return; }
         // refused (the server answered with an error): no more tries by itself
-        this.stopped = { code: null, reason: err.message, error: null };
-        this.emit("closed", { code: null, reason: err.message, retry: false, error: null });
+        this.stopped = { code: null, reason: err.message, error: err.code || null };
+        this.emit("closed", { code: null, reason: err.message, retry: false, error: err.code || null });
       });
     }, delay);
   }
@@ -306,7 +311,7 @@ export class Session {
       case "rejected": {
         const store = this.game(msg.game_id || this.current);
         store.requests.delete(msg.request_id);
-        store.rejections.push({ code: msg.code, reason: msg.reason, at: Date.now() });
+        store.rejections.push({ code: msg.code, reason: msg.reason, rule: msg.rule, args: msg.args, at: Date.now() });
         store.version++;
         this.emit("rejected", { store, message: msg });
         this.emit("game", store);

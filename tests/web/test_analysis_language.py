@@ -3,8 +3,9 @@
 A bot that plays at random plays a Cunegonda match; a person whose browser asks for German
 (``Accept-Language: de-DE``) opens its replay and analyses that seat: the panel's heading, its
 button, the progress, the summary (a plural), the graph's key, the candidates' table and the
-verdict read German, with numbers and percentages written the German way (a decimal comma),
-no catalog key shows and nothing scrolls sideways at 390 px. Screenshots
+verdict read German (the mistake's kind and the answers too: the server sends them in no
+language beside their English), with numbers and percentages written the German way (a
+decimal comma), no catalog key shows and nothing scrolls sideways at 390 px. Screenshots
 docs/screenshots/lang-de-analysis(-phone).png (CARDTABLE_WEB_SHOTS=1 keeps them).
 
 The words the test looks for come from the catalogs, never from the test.
@@ -20,6 +21,7 @@ import pytest
 from browser_helpers import WebServer, open_tab, random_cunegonda_match, shot_pair
 from test_languages import catalog, no_key_shown, no_sideways_scroll, pattern
 
+from cardtable.i18n import translate
 from loopback import LOOPBACK
 
 pytestmark = pytest.mark.timeout(180)
@@ -77,6 +79,19 @@ def test_the_analysis_reads_german(browser: Any, played: tuple[WebServer, str, i
         cell = box.locator("tbody td.num").first.inner_text()
         assert re.match(r"^\d+,\d\s%", cell), cell
         assert en["web.analysis.agrees"] not in box.inner_text()
+        # the mistake's kind and the answers are the server's words in no language, said German
+        first = next(
+            r
+            for r in result["result"]["reviews"]
+            if r["seat"] == seat and r.get("mistake") and r.get("mistake_words")
+        )
+        kind = translate("de", first["mistake_words"]["key"], **first["mistake_words"]["args"])
+        assert kind != first["mistake_kind"] and kind in verdict, (kind, verdict)
+        assert first["mistake_kind"] not in box.inner_text()
+        taken = first["candidates"][first["taken_at"]]["words"]
+        answer = translate("de", taken["key"], **taken["args"])
+        assert answer in box.locator("tr.an-is-taken td").first.inner_text(), answer
+        assert first["candidates"][first["taken_at"]]["label"] not in box.inner_text()
         no_key_shown(tab)
         shot_pair(tab, "lang-de-analysis")
         page.set_viewport_size({"width": 390, "height": 844})

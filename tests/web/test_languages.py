@@ -48,7 +48,9 @@ FAULTY = Path(__file__).resolve().parents[1] / "client" / "faulty_bots.py"
 QUICK = "form[aria-labelledby=quick-h]"
 PRIVATE = "form[aria-labelledby=priv-h]"
 #: a catalog key on the page means a message the catalog lacks
-KEY_SHOWN = re.compile(r"\b(?:web|log|card|count|notes|animal|ruleset)\.[a-z_]+(?:\.[a-z_]+)*\b")
+KEY_SHOWN = re.compile(
+    r"\b(?:web|log|card|count|notes|animal|ruleset|analysis|refusal)\.[a-z_]+(?:\.[a-z_]+)*\b"
+)
 
 
 def catalog(lang: str) -> dict[str, str]:

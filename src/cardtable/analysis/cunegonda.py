@@ -22,6 +22,7 @@ from cardtable.analysis.review import (
     paired,
 )
 from cardtable.core import Request
+from cardtable.core.message import Message, msg
 from cardtable.games.cunegonda.bots.expert import ExpertBot
 from cardtable.games.cunegonda.cards import NAMES, QUEEN_OF_SPADES
 from cardtable.games.cunegonda.scoring import PENALTY
@@ -85,54 +86,52 @@ class CunegondaAdapter(Adapter):
 
         return judge
 
-    def label(self, obs: Any, request: Request, candidate: Any) -> str:
+    def label(self, obs: Any, request: Request, candidate: Any) -> Message:
         if request.kind == "pass":
-            return "pass " + _names(candidate)
-        return "play " + str(NAMES[candidate])
+            return msg("analysis.cunegonda.pass", cards=_names(candidate))
+        return msg("analysis.cunegonda.play", card=NAMES[candidate])
 
     def action_json(self, obs: Any, request: Request, candidate: Any) -> Any:
         if request.kind == "pass":
             return {"pass": [NAMES[c] for c in candidate]}
         return {"play": NAMES[candidate]}
 
-    def describe_action(self, obs: Any, request: Request, action_json: Any) -> str:
+    def describe_action(self, obs: Any, request: Request, action_json: Any) -> Message:
         if isinstance(action_json, dict):
             if "pass" in action_json:
-                return "pass " + " ".join(str(c) for c in action_json["pass"])
+                cards = " ".join(str(c) for c in action_json["pass"])
+                return msg("analysis.cunegonda.pass", cards=cards)
             if "play" in action_json:
-                return f"play {action_json['play']}"
-        return str(action_json)
+                return msg("analysis.cunegonda.play", card=str(action_json["play"]))
+        return msg("analysis.as_given", text=str(action_json))
 
     def loss(
         self, best: list[tuple[float, float, float]], taken: list[tuple[float, float, float]]
     ) -> tuple[float, float]:
         return paired(best, taken, 0)
 
-    def mistake_kind(self, obs: Any, request: Request, taken: Any, best: Any) -> str:
+    def mistake_kind(self, obs: Any, request: Request, taken: Any, best: Any) -> Message:
+        m = "analysis.mistake.cunegonda."
         if request.kind == "pass":
             if QUEEN_OF_SPADES in obs.hand:
                 if QUEEN_OF_SPADES in best and QUEEN_OF_SPADES not in taken:
-                    return "kept the queen of spades when passing"
+                    return msg(m + "kept_queen")
                 if QUEEN_OF_SPADES in taken and QUEEN_OF_SPADES not in best:
-                    return "passed the queen of spades away when keeping it was better"
-            return "a weak pass"
+                    return msg(m + "passed_queen")
+            return msg(m + "weak_pass")
         card = int(taken)
         trick = list(obs.trick)
         if not trick:
-            return (
-                "played the queen of spades into a trick"
-                if card == QUEEN_OF_SPADES
-                else ("a weak lead")
-            )
+            return msg(m + ("led_queen" if card == QUEEN_OF_SPADES else "weak_lead"))
         led = trick[0] // 13
         high = max(c for c in trick if c // 13 == led)
         wins_now = card // 13 == led and card > high
         if wins_now and (card == QUEEN_OF_SPADES or QUEEN_OF_SPADES in trick):
-            return "took the queen of spades when a safe card existed"
+            return msg(m + "took_queen")
         if wins_now and any(PENALTY[c] for c in trick):
-            return "took hearts when a safe card existed"
+            return msg(m + "took_hearts")
         if card == QUEEN_OF_SPADES:
-            return "played the queen of spades into a trick at the wrong time"
+            return msg(m + "queen_wrong_time")
         if card // 13 != led:
-            return "a weak discard"
-        return "a weak card to follow suit"
+            return msg(m + "weak_discard")
+        return msg(m + "weak_follow")

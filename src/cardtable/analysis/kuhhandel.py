@@ -10,7 +10,6 @@ carried out. The loss is counted in win chance, in percentage points.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from cardtable.analysis.review import (
@@ -22,9 +21,11 @@ from cardtable.analysis.review import (
 )
 from cardtable.core import Record, Request, replay
 from cardtable.core.decision import open_request
+from cardtable.core.message import Message, msg
 from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.bots.belief import counts_of
 from cardtable.games.kuhhandel.bots.expert import ExpertBot
+from cardtable.games.kuhhandel.describe import animal, card
 
 
 def _auction_key(obs: Any) -> tuple[int, int, int]:
@@ -32,21 +33,22 @@ def _auction_key(obs: Any) -> tuple[int, int, int]:
     return (obs.turns, auction.auctioneer if auction else -1, auction.card if auction else -1)
 
 
-#: What a review calls an action that carries nothing but its kind.
-PLAIN_WORDS: dict[type, str] = {
-    A.Auction: "auction the top card",
-    A.Draw: "draw and divide",
-    A.Sell: "sell to the high bidder",
-    A.Buy: "buy it yourself",
-    A.Preempt: "pre-empt the pedigree",
-    A.Release: "let the claimant have it",
-    A.TakeRat: "take the rat",
-    A.Keep: "keep the card",
-    A.Give: "give the card",
-    A.Pass: "pass",
-    A.Accept: "accept the offer",
-    A.Knock: "knock",
-}
+#: Actions that carry nothing but their kind: a review calls them by the catalog's
+#: ``analysis.kuhhandel.action.{kind}``.
+PLAIN: tuple[type[A.Action], ...] = (
+    A.Auction,
+    A.Draw,
+    A.Sell,
+    A.Buy,
+    A.Preempt,
+    A.Release,
+    A.TakeRat,
+    A.Keep,
+    A.Give,
+    A.Pass,
+    A.Accept,
+    A.Knock,
+)
 
 
 class KuhhandelAdapter(Adapter):
@@ -127,60 +129,55 @@ class KuhhandelAdapter(Adapter):
         return tuple(PRESETS[obs.rules].notes)
 
     # ---------------------------------------------------------------- words
-    def _species(self, card: int) -> str:
+    def _species(self, index: int) -> Message:
+        """A card of the deck by its index: an animal, a pedigree card or the rat."""
         bot = self.bot_
         rules = bot.rules if bot is not None else {}
         species = rules.get("species", [])
-        if 0 <= card < len(species):
-            return str(species[card]["name"])
+        if 0 <= index < len(species):
+            return animal(str(species[index]["name"]))
         n = len(species)
-        if n <= card < 2 * n:
-            return f"a {species[card - n]['name']} pedigree card"
-        return "a rat"
+        if n <= index < 2 * n:
+            return card(f"{species[index - n]['name']} pedigree")
+        return card("Rat")
 
-    def _name(self, seat: int) -> str:
-        return f"seat {seat}"
+    def _notes_words(self, kind: str, total: int, count: int) -> Message:
+        return msg("analysis.kuhhandel.notes", kind=kind, total=total, count=count)
 
-    def _amount(self, counts: Sequence[int]) -> str:
-        notes = self._notes(None)
-        total = sum(c * v for c, v in zip(counts, notes, strict=True))
-        n = sum(counts)
-        return f"{total} in {n} note{'s' if n != 1 else ''}"
-
-    def label(self, obs: Any, request: Request, candidate: Any) -> str:
+    def label(self, obs: Any, request: Request, candidate: Any) -> Message:
         kind = request.kind
         if kind == "bid":
             lim, jump = candidate
             if lim <= 0:
-                return "pass"
+                return msg("analysis.kuhhandel.action.pass")
             if jump:
-                return f"jump to {jump}, then bid up to {lim}"
-            return f"bid up to {lim}"
+                return msg("analysis.kuhhandel.bid_jump", jump=jump, limit=lim)
+            return msg("analysis.kuhhandel.bid_up_to", limit=lim)
         if kind in ("offer", "respond"):
             if candidate is None:
-                return "accept the offer"
+                return msg("analysis.kuhhandel.action.accept")
             if isinstance(candidate, tuple):
-                word = "offer" if kind == "offer" else "counter with"
-                return f"{word} {self._amount(candidate)}"
+                notes = self._notes(None)
+                total = sum(c * v for c, v in zip(candidate, notes, strict=True))
+                word = "offer" if kind == "offer" else "counter"
+                return self._notes_words(word, total, sum(candidate))
         return self._words(candidate)
 
-    def _words(self, action: Any) -> str:
-        plain = PLAIN_WORDS.get(type(action))
-        if plain is not None:
-            return plain
+    def _words(self, action: Any) -> Message:
+        if isinstance(action, PLAIN):
+            return msg(f"analysis.kuhhandel.action.{action.kind}")
         if isinstance(action, A.Challenge):
-            who, what = self._name(action.opponent), self._species(action.species)
-            return f"cow trade: challenge {who} for the {what}"
+            what = self._species(action.species)
+            return msg("analysis.kuhhandel.challenge", seat=action.opponent, card=what)
         if isinstance(action, A.Claim):
-            return f"claim at {action.count}"
+            return msg("analysis.kuhhandel.claim", count=action.count)
         if isinstance(action, A.PlaceNote):
-            return f"place a {action.note}"
+            return msg("analysis.kuhhandel.place_note", note=action.note)
         if isinstance(action, A.Bid):
-            return f"bid {action.amount}"
+            return msg("analysis.kuhhandel.bid", amount=action.amount)
         if isinstance(action, (A.Offer, A.Counter, A.Pay)):
-            n = len(action.notes)
-            return f"{action.kind} {sum(action.notes)} in {n} note{'s' if n != 1 else ''}"
-        return str(action)
+            return self._notes_words(action.kind, sum(action.notes), len(action.notes))
+        return msg("analysis.as_given", text=str(action))
 
     def action_json(self, obs: Any, request: Request, candidate: Any) -> Any:
         if isinstance(candidate, A.Action):
@@ -194,11 +191,11 @@ class KuhhandelAdapter(Adapter):
             return A.ACCEPT.to_json()
         return None
 
-    def describe_action(self, obs: Any, request: Request, action_json: Any) -> str:
+    def describe_action(self, obs: Any, request: Request, action_json: Any) -> Message:
         try:
             return self._words(A.from_json(action_json))
         except ValueError:
-            return str(action_json)
+            return msg("analysis.as_given", text=str(action_json))
 
     # ---------------------------------------------------------------- loss and kinds
     def loss(
@@ -206,39 +203,37 @@ class KuhhandelAdapter(Adapter):
     ) -> tuple[float, float]:
         return paired(best, taken, 1, 100.0)
 
-    def mistake_kind(self, obs: Any, request: Request, taken: Any, best: Any) -> str:
+    def mistake_kind(self, obs: Any, request: Request, taken: Any, best: Any) -> Message:
         kind = request.kind
+        m = "analysis.mistake.kuhhandel."
         if kind == "bid":
-            what = self._species(obs.auction.card) if obs.auction else "the card"
+            if obs.auction is None:  # pragma: no cover - a bid request is always in an auction
+                return msg(m + "bid")
+            what = self._species(obs.auction.card)
             if taken[0] > best[0]:
-                return f"overpaid in an auction (the {what})"
-            return f"let an animal go too cheap (the {what})"
+                return msg(m + "overpaid", card=what)
+            return msg(m + "too_cheap", card=what)
         if kind == "sell_or_buy":
-            if isinstance(taken, A.Buy):
-                return "bought back too dear"
-            return "sold too cheap"
+            return msg(m + ("bought_dear" if isinstance(taken, A.Buy) else "sold_cheap"))
         if kind == "turn":
             if isinstance(taken, A.Challenge):
-                return "a poor cow trade to start"
-            return "auctioned when a cow trade was better"
+                return msg(m + "poor_trade_start")
+            return msg(m + "auctioned_not_traded")
         if kind == "offer":
             if self._sum(taken) > self._sum(best):
-                return "offered too much in a cow trade"
-            return "a weak cow-trade offer"
+                return msg(m + "offered_too_much")
+            return msg(m + "weak_offer")
         if kind == "respond":
             if taken is None:
-                return "accepted a cow-trade offer it should have countered"
+                return msg(m + "accepted_not_countered")
             if best is None:
-                return "countered a cow-trade offer it should have accepted"
+                return msg(m + "countered_not_accepted")
             if self._sum(taken) > self._sum(best):
-                return "countered too dear in a cow trade"
-            return "countered too weakly in a cow trade"
-        return {
-            "claim": "a poor pedigree claim",
-            "preempt": "a poor pre-emption",
-            "rat": "a poor rat choice",
-            "divide": "kept or gave the wrong card",
-        }.get(kind, f"a poor {kind}")
+                return msg(m + "countered_dear")
+            return msg(m + "countered_weak")
+        if kind in ("claim", "preempt", "rat", "divide"):
+            return msg(m + kind)
+        return msg(m + "other", kind=kind)
 
     def _sum(self, counts: Any) -> int:
         if not isinstance(counts, tuple):

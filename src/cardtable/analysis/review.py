@@ -29,7 +29,9 @@ from typing import Any
 
 from cardtable.core import Game, GameInfo, Record, Request, replay
 from cardtable.core.decision import open_request
+from cardtable.core.message import Message, msg
 from cardtable.core.probe import SearchProbe
+from cardtable.i18n import render
 
 #: A mistake in Kuhhandel costs at least this much win chance (percentage points) ...
 KUHHANDEL_THRESHOLD = 10.0
@@ -91,10 +93,12 @@ class Value:
     margin_se: float
     utility: float  # what the expert maximises (its own scale)
     worlds: int
+    words: Message | None = None  # the label in no language (the catalogs word it)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "label": self.label,
+            "words": self.words.to_json() if self.words else None,
             "action": self.action,
             "win": round(self.win, 4),
             "win_se": round(self.win_se, 4),
@@ -123,6 +127,10 @@ class Review:
     loss_se: float = 0.0
     mistake: bool = False
     mistake_kind: str = ""
+    #: ``taken_label`` and ``mistake_kind`` in no language (the catalogs word them; the
+    #: strings above are their English, for bots, scripts and older readers)
+    taken_words: Message | None = None
+    mistake_words: Message | None = None
 
     @property
     def best(self) -> Value | None:
@@ -141,6 +149,7 @@ class Review:
             "kind": self.kind,
             "taken": self.taken,
             "taken_label": self.taken_label,
+            "taken_words": self.taken_words.to_json() if self.taken_words else None,
             "searched": self.searched,
         }
         if self.searched:
@@ -150,10 +159,12 @@ class Review:
                 taken_at=self.taken_at,
                 best_at=self.best_at,
                 best_label=best.label,
+                best_words=best.words.to_json() if best.words else None,
                 loss=round(self.loss, 3),
                 loss_se=round(self.loss_se, 3),
                 mistake=self.mistake,
                 mistake_kind=self.mistake_kind or None,
+                mistake_words=self.mistake_words.to_json() if self.mistake_words else None,
             )
         return out
 
@@ -182,7 +193,8 @@ class Adapter:
     def judge(self, obs: Any) -> Callable[[Sequence[float]], tuple[float, float]] | None:
         return None
 
-    def label(self, obs: Any, request: Request, candidate: Any) -> str:
+    def label(self, obs: Any, request: Request, candidate: Any) -> Message:
+        """A candidate in no language (a catalog key ``analysis.{game}...`` and its args)."""
         raise NotImplementedError
 
     def action_json(self, obs: Any, request: Request, candidate: Any) -> Any:
@@ -194,11 +206,13 @@ class Adapter:
         """Mean and standard error of best minus taken, paired by world, in the game's unit."""
         raise NotImplementedError
 
-    def mistake_kind(self, obs: Any, request: Request, taken: Any, best: Any) -> str:
+    def mistake_kind(self, obs: Any, request: Request, taken: Any, best: Any) -> Message:
+        """What kind of mistake answering ``taken`` where ``best`` was best is
+        (``analysis.mistake.{game}.{kind}`` with its args)."""
         raise NotImplementedError
 
-    def describe_action(self, obs: Any, request: Request, action_json: Any) -> str:
-        return str(action_json)
+    def describe_action(self, obs: Any, request: Request, action_json: Any) -> Message:
+        return msg("analysis.as_given", text=str(action_json))
 
 
 def _mean_se(xs: Sequence[float]) -> tuple[float, float]:
@@ -251,9 +265,13 @@ class Analyst:
     ) -> Review:
         a = self.adapter
         taken = a.taken(obs, request, action, index)
-        label = a.describe_action(obs, request, action_json)
+        words = a.describe_action(obs, request, action_json)
+        label = english(words)
         if taken is UNSEARCHED:
-            return Review(self.seat, number, index, request.kind, action_json, label, False)
+            return Review(
+                self.seat, number, index, request.kind, action_json, label, False,
+                taken_words=words,
+            )  # fmt: skip
         probe = SearchProbe(
             extra=[] if taken is UNSEARCHED else [taken],
             worlds=self.budget.worlds if self.budget.seconds is None else None,
@@ -266,15 +284,19 @@ class Analyst:
         finally:
             self.bot.probe = None
         if not probe.searched or len(probe.candidates) < 2:
-            return Review(self.seat, number, index, request.kind, action_json, label, False)
+            return Review(
+                self.seat, number, index, request.kind, action_json, label, False,
+                taken_words=words,
+            )  # fmt: skip
         values = []
         for cand, samples in zip(probe.candidates, probe.samples, strict=True):
             u, _ = _mean_se([s[0] for s in samples])
             w, w_se = _mean_se([s[1] for s in samples])
             m, m_se = _mean_se([s[2] for s in samples])
+            said = a.label(obs, request, cand)
             values.append(
                 Value(
-                    a.label(obs, request, cand),
+                    english(said),
                     a.action_json(obs, request, cand),
                     w,
                     w_se,
@@ -282,6 +304,7 @@ class Analyst:
                     m_se,
                     u,
                     len(samples),
+                    said,
                 )
             )
         best_at = max(range(len(values)), key=lambda i: (values[i].utility, -i))
@@ -302,11 +325,17 @@ class Analyst:
             if again.searched and len(again.candidates) == 2:
                 loss, loss_se = a.loss(again.samples[0], again.samples[1])
                 mistake = loss >= a.threshold and loss >= NOISE_Z * loss_se
-        kind = a.mistake_kind(obs, request, taken, probe.candidates[best_at]) if mistake else ""
+        kind = a.mistake_kind(obs, request, taken, probe.candidates[best_at]) if mistake else None
         return Review(
             self.seat, number, index, request.kind, action_json, label, True,
-            tuple(values), taken_at, best_at, loss, loss_se, mistake, kind,
+            tuple(values), taken_at, best_at, loss, loss_se, mistake,
+            english(kind) if kind else "", words, kind,
         )  # fmt: skip
+
+
+def english(words: Message) -> str:
+    """The English of a review's words (its ``label``, ``taken_label``, ``mistake_kind``)."""
+    return render("en", words, indent=False)
 
 
 def adapter_for(game: str) -> Adapter:
@@ -423,8 +452,20 @@ def _deliver(game: Game, since: int, analysts: Mapping[int, Analyst]) -> int:
 
 
 def summary(reviews: Sequence[Review]) -> dict[str, Any]:
-    """A seat's mistakes counted by kind, in the game's words."""
-    return _count([(r.searched, r.mistake, r.mistake_kind, r.loss) for r in reviews])
+    """A seat's mistakes counted by kind: ``by_kind`` by the kinds' English, ``kind_words`` each
+    kind's words in no language (for a page to say in its person's language)."""
+    return _count(
+        [
+            (
+                r.searched,
+                r.mistake,
+                r.mistake_kind,
+                r.loss,
+                r.mistake_words.to_json() if r.mistake_words else None,
+            )
+            for r in reviews
+        ]
+    )
 
 
 def summary_of_json(reviews: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -438,18 +479,22 @@ def summary_of_json(reviews: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 bool(r.get("mistake")),
                 r.get("mistake_kind") or "",
                 float(r.get("loss") or 0.0),
+                r.get("mistake_words"),
             )
             for r in reviews
         ]
     )
 
 
-def _count(reviews: Sequence[tuple[bool, bool, str, float]]) -> dict[str, Any]:
+def _count(reviews: Sequence[tuple[bool, bool, str, float, Any]]) -> dict[str, Any]:
     searched = [r for r in reviews if r[0]]
     mistakes = [r for r in searched if r[1]]
     kinds: dict[str, int] = {}
-    for _, _, kind, _ in mistakes:
+    words: dict[str, Any] = {}
+    for _, _, kind, _, said in mistakes:
         kinds[kind] = kinds.get(kind, 0) + 1
+        if isinstance(said, Mapping):
+            words.setdefault(kind, said)
     return {
         "decisions": len(reviews),
         "searched": len(searched),
@@ -457,4 +502,5 @@ def _count(reviews: Sequence[tuple[bool, bool, str, float]]) -> dict[str, Any]:
         "rate": round(len(mistakes) / len(searched), 4) if searched else 0.0,
         "loss": round(sum(r[3] for r in mistakes), 2),
         "by_kind": dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "kind_words": words,
     }

@@ -27,6 +27,18 @@ class Message:
     default: str | None = None
     level: int = 0
 
+    def to_json(self) -> dict[str, object]:
+        """The message as JSON for a page to word (``static/i18n.js``'s ``say``): ``key``,
+        ``args`` (a nested message as its own JSON, a :class:`Joined` as its words joined in no
+        language: only numbers and strings), ``default`` when it has one."""
+        out: dict[str, object] = {
+            "key": self.key,
+            "args": {k: _json(v) for k, v in self.args.items()},
+        }
+        if self.default is not None:
+            out["default"] = self.default
+        return out
+
 
 @dataclass(frozen=True)
 class Joined:
@@ -46,3 +58,13 @@ class Signed:
 def msg(key: str, level: int = 0, **args: Arg) -> Message:
     """``msg("log.kuhhandel.bid", who="Ann", amount=30)``."""
     return Message(key, args, None, level)
+
+
+def _json(value: Arg) -> object:
+    if isinstance(value, Message):
+        return value.to_json()
+    if isinstance(value, Signed):
+        return value.value
+    if isinstance(value, Joined):
+        return value.sep.join(str(_json(item)) for item in value.items)
+    return value

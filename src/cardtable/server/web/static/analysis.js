@@ -15,7 +15,7 @@
 // panel.update(position).
 
 import { h, svg, clear, getJSON } from "./dom.js";
-import { t, has, lang, num } from "./i18n.js";
+import { t, has, lang, num, say } from "./i18n.js";
 
 const POLL_MS = 500;
 
@@ -31,6 +31,27 @@ const pct = (x) => format("pct", { style: "percent", minimumFractionDigits: 1, m
 const axisPct = (x) => format("axis", { style: "percent", maximumFractionDigits: 0 }).format(x);
 const one = (x) => format("one", { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(x);
 const signed = (x) => format("signed", { minimumFractionDigits: 1, maximumFractionDigits: 1, signDisplay: "exceptZero" }).format(x);
+/**
+ * The analysis with its answers and mistake kinds in the person's words: the server sends each
+ * in no language beside its English (`taken_words` beside `taken_label`, a candidate's `words`
+ * beside its `label`, `mistake_words`, the summary's `kind_words`); an analysis stored before
+ * it had words keeps its English.
+ */
+function worded(data) {
+  for (const r of data.reviews) {
+    r.taken_label = say(r.taken_words, r.taken_label);
+    if (!r.searched) continue;
+    for (const c of r.candidates) c.label = say(c.words, c.label);
+    r.best_label = r.candidates[r.best_at].label;
+    if (r.mistake_kind) r.mistake_kind = say(r.mistake_words, r.mistake_kind);
+  }
+  for (const sum of Object.values(data.summary)) {
+    const words = sum.kind_words || {};
+    sum.by_kind = Object.fromEntries(Object.entries(sum.by_kind).map(([kind, n]) => [say(words[kind], kind), n]));
+  }
+  return data;
+}
+
 /** A request kind (a code) in the person's words; the code itself for a kind the catalog lacks. */
 const kindName = (kind) => (has(`web.analysis.kind.${kind}`) ? t(`web.analysis.kind.${kind}`) : kind);
 
@@ -151,7 +172,7 @@ export function analysisPanel({ gameId, replay, show, moveButtons, board = null 
   }
 
   function render(data) {
-    result = data;
+    result = worded(data);
     button.disabled = false;
     element.dataset.state = "done";
     const s = data.seats[0];

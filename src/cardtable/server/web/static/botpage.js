@@ -8,7 +8,7 @@
 // (GET /api/players/{name}/analyses, docs/analysis.md) and asks for its latest games' analyses.
 
 import { h, clear, getJSON } from "./dom.js";
-import { t, tParts } from "./i18n.js";
+import { t, tParts, say } from "./i18n.js";
 import { gameName, gameTitle, rulesName } from "./names.js";
 import { ratingChart } from "./leaderboard.js";
 
@@ -366,7 +366,7 @@ function gameReview(g) {
       ` ${t("web.botpage.mistakes_in", { searched: s.searched, pct, decisions: s.decisions, loss: s.loss.toFixed(1), unit: g.unit })}`),
     Object.keys(s.by_kind).length
       ? h("ul", { class: "bp-kinds", "aria-label": t("web.botpage.mistakes_by_kind") }, Object.entries(s.by_kind).map(([kind, n]) =>
-        h("li", { "data-kind": kind }, h("strong", {}, `${n} ×`), ` ${kind}`)))
+        h("li", { "data-kind": kind }, h("strong", {}, `${n} ×`), ` ${say((s.kind_words || {})[kind], kind)}`)))
       : h("p", { class: "muted" }, t("web.botpage.no_mistake")),
     h("p", { class: "small muted" }, `${g.threshold[0].toUpperCase()}${g.threshold.slice(1)}.`),
     h("div", { class: "table-wrap" }, h("table", { class: "games bp-review-games" },

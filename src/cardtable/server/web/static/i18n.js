@@ -82,6 +82,19 @@ export function t(key, args = {}) {
 }
 
 /**
+ * A sentence the server sends in no language ({key, args, default}: core/message.py's
+ * Message.to_json; a nested message as an argument is worded first) in the person's words;
+ * `english` (the server's own English beside it) when there is none or no catalog knows it.
+ */
+export function say(words, english = "") {
+  if (!words || typeof words !== "object" || typeof words.key !== "string") return english;
+  if (!has(words.key)) return typeof words.default === "string" ? words.default : english;
+  const args = {};
+  for (const [k, v] of Object.entries(words.args || {})) args[k] = v && typeof v === "object" ? say(v, "") : v;
+  return t(words.key, args);
+}
+
+/**
  * The message `key` as parts for h(): each `nodes` argument ({file: h("a", …)}) stands where the
  * message places it (a link or code inside a sentence, in each language's word order).
  */

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import Tab, WebServer, open_tab
+from browser_helpers import Tab, WebServer, open_tab, shot_pair
 from test_languages import catalog, start_in
 
 from cardtable.games.cunegonda.cards import NAMES
@@ -82,6 +82,7 @@ def test_a_refused_pass_reads_french(browser: Any, server: WebServer) -> None:
         # the page's message line says it too, inside the catalog's "not accepted" sentence
         line = page.locator(".error", has_text=why).first
         line.wait_for()
+        shot_pair(tab, "lang-fr-refused")
         assert not tab.errors, tab.errors
     finally:
         tab.page.context.close()
@@ -101,6 +102,7 @@ def test_a_refused_hello_reads_german(browser: Any, server: WebServer) -> None:
             arg=de["web.error.bad_name"],
             polling=100,
         )
+        shot_pair(tab, "lang-de-hello-refused")
         errors = [m for m in tab.messages() if m.get("type") == "error"]
         assert errors and errors[-1]["code"] == "bad_name", errors
         assert not any(errors[-1]["reason"] in t for t in toasts(tab)), toasts(tab)

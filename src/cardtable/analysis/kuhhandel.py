@@ -231,9 +231,13 @@ class KuhhandelAdapter(Adapter):
             if self._sum(taken) > self._sum(best):
                 return msg(m + "countered_dear")
             return msg(m + "countered_weak")
-        if kind in ("claim", "preempt", "rat", "divide"):
-            return msg(m + kind)
-        return msg(m + "other", kind=kind)
+        poor = {
+            "claim": m + "claim",
+            "preempt": m + "preempt",
+            "rat": m + "rat",
+            "divide": m + "divide",
+        }.get(kind)
+        return msg(poor) if poor else msg(m + "other", kind=kind)
 
     def _sum(self, counts: Any) -> int:
         if not isinstance(counts, tuple):

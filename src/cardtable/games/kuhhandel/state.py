@@ -814,7 +814,9 @@ class KuhhandelGame(Game):
                 self._check_seat(seat, self.turn_seat, "divide")
             self._on_divide(seat, action)
         else:  # pragma: no cover - every stage is handled above
-            raise IllegalAction(f"nothing to do in stage {stage}")
+            raise IllegalAction(
+                f"nothing to do in stage {stage}", "kuhhandel.no_stage", stage=str(stage)
+            )
         self._history.append((seat, action))
         self._pending = None
 

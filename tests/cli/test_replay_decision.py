@@ -189,3 +189,38 @@ def test_lang_says_the_decision_and_the_steps_in_the_catalogs_language(
     assert "(retour avant l’action 3)" in text and "décision 1 sur" in text
     assert "Entrée ou n : action suivante, p : une en arrière, q : quitter" in text
     assert "next:" not in text and "ensuite :" in text
+
+
+LOWBALL = '''
+class Lowball:
+    """Bids 1 at every bid: under every auction's minimum, so the engine refuses it."""
+
+    def act(self, observation, request):
+        from cardtable.games.kuhhandel import actions as A
+        return A.Bid(1)
+'''
+
+
+def test_a_refused_answer_is_said_in_the_catalogs_language(
+    tmp_path: Path, recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine's refusal of the answer asked again names its rule: `--lang de` says it from
+    the German catalog (refusal.kuhhandel.bid_too_low), not in the engine's English."""
+    from cardtable.i18n import translate
+
+    bot = tmp_path / "lowball.py"
+    bot.write_text(LOWBALL)
+    record = Record.load(recorded)
+    seat = 1
+    number = next(
+        n + 1
+        for n, i in enumerate(decision_indices(record, seat))
+        if decision_at(record, seat, n + 1).request.kind == "bid"
+    )
+    low = decision_at(record, seat, number).request.info["min"]
+    code, out = run(capsys, "replay", str(recorded), "--seat", str(seat), "--at", str(number),
+                    "--ask", f"{bot}:Lowball", "--lang", "de")  # fmt: skip
+    assert code == 0
+    why = translate("de", "refusal.kuhhandel.bid_too_low", low=low, amount=1)
+    assert translate("de", "replay.refused", problem=why) in out, out
+    assert "a bid must be" not in out

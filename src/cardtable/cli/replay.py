@@ -22,7 +22,7 @@ from cardtable.core.decision import (
     decision_indices,
     open_request,
 )
-from cardtable.i18n import DEFAULT, SUPPORTED, event_line, from_environment, translate
+from cardtable.i18n import DEFAULT, SUPPORTED, event_line, from_environment, refusal, translate
 from cardtable.i18n import view_lines as views_in_words
 
 HELP = "re-simulate a game record, report whether it matches, and print the game"
@@ -164,7 +164,8 @@ def show_decision(record: Record, args: argparse.Namespace, lang: str = DEFAULT)
         if answer.same:
             verdict = translate(lang, "replay.same")
         elif answer.problem:
-            verdict = translate(lang, "replay.refused", problem=answer.problem)
+            problem = refusal(lang, answer.refused) if answer.refused else answer.problem
+            verdict = translate(lang, "replay.refused", problem=problem)
         else:
             verdict = translate(lang, "replay.different")
         action = _dumps(answer.action)

@@ -132,6 +132,8 @@ class Answer:
     problem: str
     #: What the bot printed or logged while answering this decision.
     output: str
+    #: The engine's refusal of the answer (its rule words it in a person's language), if any.
+    refused: ActionError | None = None
 
     @property
     def same(self) -> bool:
@@ -197,7 +199,7 @@ def ask_again(
     try:
         game.apply(seat, answer)
     except ActionError as exc:
-        return Answer(decision, _encode(game, answer), exc.reason, output.getvalue())
+        return Answer(decision, _encode(game, answer), exc.reason, output.getvalue(), exc)
     return Answer(decision, game.action_to_json(game.history()[-1][1]), "", output.getvalue())
 
 

@@ -1,4 +1,4 @@
-"""The HTTP API's refusals a person can meet, as stable codes.
+"""The refusals a person can meet, as stable codes: the HTTP API's, and the engines' rules.
 
 Every such refusal's JSON body holds ``detail`` (English, for bots, scripts and ``curl``), a
 ``code`` from :data:`CODES` and, where the sentence has numbers or names, ``args``: the pages
@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from cardtable.core.contract import ActionError
 from cardtable.server.limits import explain_body_errors
 
 #: code -> when the server sends it (the docs' table; each has ``web.error.{code}`` in every
@@ -90,3 +91,12 @@ async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     detail = jsonable_encoder(exc.errors())
     return JSONResponse({"detail": detail, "code": "invalid_request"}, status_code=422)
+
+
+def engine_rule(error: ActionError | None) -> dict[str, Any]:
+    """The fields a ``rejected`` frame adds for an action an engine refused: its ``rule`` (the
+    catalogs' ``refusal.{rule}``) and ``args`` (docs/protocol.md); none for a refusal without a
+    rule."""
+    if error is None or not error.rule:
+        return {}
+    return {"rule": error.rule, "args": dict(error.details)}

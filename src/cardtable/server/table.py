@@ -47,6 +47,7 @@ from cardtable.server.fair_play import SERVER_ANSWERS
 from cardtable.server.fault_log import FaultLog
 from cardtable.server.metrics import ServerMetrics, Stamp
 from cardtable.server.presence import leave_is_fault, leaves_by_choice
+from cardtable.server.refusals import engine_rule
 from cardtable.server.store.db import SEAT_DECISION, AlreadyEnded, FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.table")
@@ -1332,11 +1333,7 @@ class Table:
                     "request_id": ask.request_id,
                     "code": code,
                     "reason": reason + "; the fallback bot answered this decision",
-                    **(
-                        {"rule": refused.rule, "args": refused.details}
-                        if refused and refused.rule
-                        else {}
-                    ),
+                    **engine_rule(refused),
                 }
             )
         self._record_fault(seat, ask.request, code, reason, detail)

@@ -76,7 +76,7 @@ def test_the_panel_command_writes_every_seating_as_json(
 def test_the_mirror_panel_has_the_panel_and_three_value_bidder_shapes() -> None:
     refs = panel.mirror_refs("kuhhandel")
     assert set(panel_refs("kuhhandel")) <= set(refs)
-    for shape in ("TableBidder", "HerdBidder", "ShareBidder", "Pushover"):
+    for shape in ("TableBidder", "HerdBidder", "ShareBidder", "Pushover", "Newcomer"):
         assert any(r.endswith(":" + shape) for r in refs)
     lineups = panel.mirror_lineups("expert", refs, 4)
     assert len(lineups) == len(refs) - 1  # every bot but the tested one, once

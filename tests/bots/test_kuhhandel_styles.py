@@ -13,7 +13,7 @@ from cardtable.games.kuhhandel import PRESETS, new_game
 from cardtable.games.kuhhandel import actions as A
 from cardtable.games.kuhhandel.bots import styles
 
-SHAPES = ("TableBidder", "HerdBidder", "ShareBidder", "Pushover")
+SHAPES = ("TableBidder", "HerdBidder", "ShareBidder", "Pushover", "Newcomer")
 
 
 def _play(cls: str, seed: int, rules: str = "classic") -> list[tuple[str, Any]]:

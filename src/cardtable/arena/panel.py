@@ -41,7 +41,7 @@ def panel_refs(game: str) -> list[str]:
 
 
 #: The value bidders of the mirror panel (``styles``), beside the panel's own styles.
-MIRROR_STYLES = ("TableBidder", "HerdBidder", "ShareBidder", "Pushover")
+MIRROR_STYLES = ("TableBidder", "HerdBidder", "ShareBidder", "Pushover", "Newcomer")
 
 
 def mirror_refs(game: str) -> list[str]:

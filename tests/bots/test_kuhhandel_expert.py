@@ -351,11 +351,14 @@ def _history_with_seat0(bot: Any, seed: int) -> list[Any]:
 
 def test_the_guided_expert_departs_from_learned_only_on_evidence() -> None:
     """With ``learned`` as its guide, the expert's prior is learned's answer: asking for more
-    evidence than any search can give, it plays exactly as ``learned`` would in its seat; asking
+    evidence than any search can give (``offer_evidence=None``, the default: answers to offers
+    too), it plays exactly as ``learned`` would in its seat; asking
     for none (and no bonus), its searches depart from learned's answers somewhere."""
     pytest.importorskip("numpy")
     learned = _history_with_seat0(load_bot("kuhhandel", "learned", seed=0), 4)
-    sure = ExpertBot(seed=1, iterations=8, time_cap=None, guide="learned", evidence=1e9)
+    sure = ExpertBot(
+        seed=1, iterations=8, time_cap=None, guide="learned", evidence=1e9, offer_evidence=None
+    )
     assert _history_with_seat0(sure, 4) == learned
     assert sure.guide is not None and sure.evidence == 1e9
     loose = ExpertBot(
@@ -384,6 +387,6 @@ def test_a_search_departs_from_the_prior_only_on_paired_evidence() -> None:
     bot = ExpertBot(seed=1, evidence=2.0)
     steady = [0.1, 0.12, 0.09, 0.11, 0.1]
     noisy = [1.0, -0.9, 1.0, -0.8, 0.9]
-    assert bot._proven(sum(steady), sum(d * d for d in steady), len(steady))
-    assert not bot._proven(sum(noisy), sum(d * d for d in noisy), len(noisy))
-    assert not bot._proven(0.5, 0.25, 1)  # one world is never evidence
+    assert bot._proven(sum(steady), sum(d * d for d in steady), len(steady), bot.evidence)
+    assert not bot._proven(sum(noisy), sum(d * d for d in noisy), len(noisy), bot.evidence)
+    assert not bot._proven(0.5, 0.25, 1, bot.evidence)  # one world is never evidence

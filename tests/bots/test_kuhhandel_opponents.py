@@ -210,6 +210,39 @@ def test_offer_worth_is_learned_from_this_seats_own_trades_only() -> None:
     assert model.offer_worth(0, 8, 2, 3) == -1.0  # never a habit for its own seat
 
 
+def test_a_challenger_never_seen_is_drawn_at_the_tables_price_per_point() -> None:
+    """Issue #42: before a challenger's own offers were seen, its hidden offer is worth what
+    every seat's offers to this seat paid per point at stake (``pooled``); another pair's trade
+    notes never count; without ``pooled`` (or with fewer than two offers seen): -1."""
+    from cardtable.core import Event, GameInfo
+
+    game = new_game(PRESETS["classic"], 4, 1)
+    bot = ExpertBot(seed=1, guide=None)
+    bot.start(0, GameInfo("kuhhandel", game.rules_json(), 4, 0))
+    model = bot.opponents
+    assert model is not None
+
+    def trade(c: int, o: int, k: int, cards: int, offer: list[int]) -> None:
+        public = {"challenger": c, "opponent": o, "species": k, "cards": cards}
+        public |= {"winner": c, "offer_count": len(offer), "counter_count": None}
+        bot.event(Event("trade", public, None))
+        notes = {"challenger": c, "opponent": o, "offer": offer, "counter": None}
+        bot.event(Event("trade_notes", notes, (c, o)))
+
+    trade(2, 3, 9, 2, [500, 500, 200])  # another pair's trade: never read
+    trade(2, 0, 9, 1, [200, 100])  # a horse at stake 250: 1.2 per point
+    assert model.offer_worth(1, 8, 1, 1, pooled=True) == -1.0  # one offer seen: not enough
+    trade(3, 0, 7, 1, [100, 100])  # a pig (650) at stake 162.5
+    ratio = (300 + 200) / (250 + 162.5)
+    cow = model.offer_worth(1, 8, 1, 1, pooled=True)
+    assert abs(cow - ratio * 800 / 4) < 1e-6  # a cow at stake 200
+    assert model.offer_worth(1, 8, 1, 1) == -1.0  # not pooled: the default
+    assert model.offer_worth(0, 8, 1, 1, pooled=True) == -1.0  # never its own seat's habit
+    trade(1, 0, 9, 1, [500])
+    trade(1, 0, 9, 1, [500])  # its own two offers: 2 per point, its own price now
+    assert abs(model.offer_worth(1, 8, 1, 1, pooled=True) - 2.0 * 200) < 1e-6
+
+
 def test_a_hidden_offer_is_drawn_near_the_learned_money_per_note() -> None:
     from cardtable.games.kuhhandel.bots.expert import _least_offer, _offer_near
 

@@ -29,7 +29,10 @@ How it decides:
    answer from the same observation and request is the prior instead of the heuristic's, it
    bids for the expert, and a search departs from it only when the best candidate's gain over it,
    paired world by world, exceeds ``evidence`` standard errors (3): the playouts model such
-   opponents only roughly, and the best of a few noisy means is mostly luck.
+   opponents only roughly, and the best of a few noisy means is mostly luck. An answer to a
+   cow-trade offer whose worth the opponent model knows (``.opponents``) may be given a lower
+   bar, ``offer_evidence`` (off by default; 1 tried in issue #42: the search has read what the
+   guide cannot, but no gain was measured yet).
 6. **Trivial requests** (a single choice, paying, knocking, a bid it cannot afford) are answered
    at once without search.
 
@@ -84,6 +87,11 @@ PRIOR_BONUS = 0.02
 #: The bot whose answers are the prior where it can play the table (``guide``): ``learned`` won
 #: 25% against three copies of itself where the heuristic-guided expert won 10-15%.
 DEFAULT_GUIDE = "learned"
+#: Standard errors of paired gain an answer to a cow-trade offer needs to replace the guide's
+#: when the opponent model knows the challenger's offer worth (``offer_evidence``): on a
+#: December 5 2026 decision (issue #42) the guide countered 190 against a known 500-note offer
+#: (the model said 411); the search's best counter, 600, was held back by the bar of 3.
+OFFER_EVIDENCE = 1.0
 #: Standard errors of paired gain a candidate needs to replace the guide's answer (``evidence``):
 #: with 3-8 worlds per candidate the best of several means is mostly luck, and the playouts model
 #: a guide-like opponent only roughly. 3 rather than 2: +6.0 points [+0.8, +11.2] of win share
@@ -141,6 +149,8 @@ class ExpertBot:
         guided_search: str | None = None,
         evidence: float | None = None,
         note_values: bool = True,
+        pooled_offers: bool = False,
+        offer_evidence: float | None = None,
     ) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
@@ -166,6 +176,17 @@ class ExpertBot:
         #: in this seat's own trades showed (``OpponentModel.offer_worth``); off: the
         #: heuristic's offer trimmed to the note count (the behaviour before issue #42).
         self.note_values = note_values
+        #: With ``note_values``: before a challenger's own offers were seen, its hidden offer is
+        #: drawn at what every seat's offers to this seat paid per point at stake (issue #42,
+        #: December 5 2026 evening; off by default: no gain measured yet, docs/strength.md);
+        #: off: the heuristic's offer trimmed to the note count.
+        self.pooled_offers = pooled_offers
+        #: The evidence an answer to a cow-trade offer needs to replace the guide's when the
+        #: opponent model knows what the challenger's offers are worth (``_offer_worth``): the
+        #: guide reads no events, so there the search knows more than its prior (issue #42).
+        #: ``None`` (the default: no gain measured yet, docs/strength.md): ``evidence``, as
+        #: before; :data:`OFFER_EVIDENCE` is the value tried.
+        self.offer_evidence = None if offer_evidence is None else float(offer_evidence)
         self.opponents: OpponentModel | None = None
         self.min_worlds = max(0, int(min_worlds))
         self.priors = priors
@@ -326,8 +347,10 @@ class ExpertBot:
         prepare: Callable[[Sim, random.Random], Any] | None = None,
         prior: int | None = None,
         usual: Any = None,
+        evidence: float | None = None,
     ) -> Any:
         assert obs.seat is not None and self.model is not None and self.belief is not None
+        bar = self.evidence if evidence is None else evidence
         probe = self.probe
         if probe is not None:
             candidates = probe.open(candidates)
@@ -353,7 +376,7 @@ class ExpertBot:
         done = 0
         rng = self.rng
         values = [0.0] * len(candidates)
-        paired = prior is not None and self.evidence > 0 and probe is None
+        paired = prior is not None and bar > 0 and probe is None
         #: per candidate: sums of its gain over the prior's answer, world by world, and squares
         gain = [0.0] * len(candidates)
         gain_sq = [0.0] * len(candidates)
@@ -406,18 +429,18 @@ class ExpertBot:
             paired
             and prior is not None
             and best != prior
-            and not self._proven(gain[best], gain_sq[best], done)
+            and not self._proven(gain[best], gain_sq[best], done, bar)
         ):
             return candidates[prior]
         return candidates[best]
 
-    def _proven(self, total: float, squares: float, n: int) -> bool:
-        """Whether a mean gain over ``n`` paired worlds exceeds ``evidence`` standard errors."""
+    def _proven(self, total: float, squares: float, n: int, bar: float) -> bool:
+        """Whether a mean gain over ``n`` paired worlds exceeds ``bar`` standard errors."""
         if n < 2:
             return False
         mean = total / n
         var = max(0.0, (squares - n * mean * mean) / (n - 1))
-        return mean > self.evidence * math.sqrt(var / n)
+        return mean > bar * math.sqrt(var / n)
 
     @staticmethod
     def _next(sim: Sim, seat: int) -> None:
@@ -665,8 +688,14 @@ class ExpertBot:
                 usual = tuple(counts_of(said.notes, m.notes))
                 if usual not in candidates:
                     candidates.append(usual)
+        known = self.offer_evidence is not None and self._offer_worth(c, k, cards, count) >= 0
         best: tuple[int, ...] | None = self._search(
-            obs, candidates, run, prepare, prior=candidates.index(usual) if self.priors else None
+            obs,
+            candidates,
+            run,
+            prepare,
+            prior=candidates.index(usual) if self.priors else None,
+            evidence=min(self.evidence, self.offer_evidence or 0.0) if known else None,
         )
         if best is None:
             return A.ACCEPT
@@ -677,7 +706,7 @@ class ExpertBot:
         enough seen, or the option is off)."""
         if not (self.note_values and self.use_opponents and self.opponents is not None):
             return -1.0
-        return self.opponents.offer_worth(seat, k, cards, count)
+        return self.opponents.offer_worth(seat, k, cards, count, pooled=self.pooled_offers)
 
     # ------------------------------------------------------------------ Master
     def _claim(self, obs: KuhhandelObservation, request: Request, info: Any) -> A.Action:

@@ -242,18 +242,28 @@ class OpponentModel:
             return -1.0
         return h.seen_offer_value / h.seen_offer_notes
 
-    def offer_worth(self, s: int, k: int, cards: int, count: int) -> float:
+    def offer_worth(self, s: int, k: int, cards: int, count: int, *, pooled: bool = False) -> float:
         """The money of seat ``s``'s hidden offer of ``count`` notes for ``cards`` cards of
-        species ``k``, as its offers to this seat showed (-1: not enough seen). After
-        :data:`MIN_OFFERS` offers for species: their money per point at stake (value × cards /
-        set size) times this stake, since a value bidder's offers follow the stake, not the note
-        count; else, after :data:`MIN_OFFER_NOTES` notes: money per note times ``count``."""
+        species ``k``, as the offers this seat saw showed (-1: not enough seen). After
+        :data:`MIN_OFFERS` offers of ``s`` for species: their money per point at stake (value ×
+        cards / set size) times this stake, since a value bidder's offers follow the stake, not
+        the note count. Before that, with ``pooled``: the money per point at stake of every
+        seat's offers to this seat (after :data:`MIN_OFFERS` of them), since how much a table
+        pays for a stake is a better first guess than the note count (issue #42: a newcomer's
+        first one-note offer of 500 was drawn as one small note, and countered with 50). Else,
+        after :data:`MIN_OFFER_NOTES` notes of ``s``: money per note times ``count``."""
         h = self.seats[s]
         if s == self.me:
             return -1.0
-        if 0 <= k < self.m.K and h.seen_offers >= MIN_OFFERS and h.seen_offer_stake > 0:
-            ratio = h.seen_offer_money / h.seen_offer_stake
-            return ratio * self.m.value[k] * cards / self.m.size[k]
+        stake = self.m.value[k] * cards / self.m.size[k] if 0 <= k < self.m.K else 0.0
+        if stake > 0 and h.seen_offers >= MIN_OFFERS and h.seen_offer_stake > 0:
+            return h.seen_offer_money / h.seen_offer_stake * stake
+        if stake > 0 and pooled:
+            offers = sum(o.seen_offers for o in self.seats)
+            paid = sum(o.seen_offer_money for o in self.seats)
+            staked = sum(o.seen_offer_stake for o in self.seats)
+            if offers >= MIN_OFFERS and staked > 0:
+                return paid / staked * stake
         value = self.note_value(s)
         return value * count if value >= 0 else -1.0
 

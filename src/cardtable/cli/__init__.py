@@ -29,13 +29,18 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``cardtable`` parser with every subcommand, or with only ``command``'s: a
+    subcommand's parser is the same either way, and importing every command's module (the
+    arena, httpx, the analysis...) costs a ``cardtable serve`` or ``cardtable bot`` process a
+    quarter of a second of CPU it does not need (measured: 0.27 s for all, 0.03 s for serve)."""
     parser = argparse.ArgumentParser(
         prog="cardtable",
         description="Card games for people and bots: Kuhhandel and Cunegonda.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, module_name in COMMANDS.items():
+    chosen = {command: COMMANDS[command]} if command in COMMANDS else COMMANDS
+    for name, module_name in chosen.items():
         module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
@@ -65,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"] and len(argv) > 1 and argv[1] in BENCHES:
         argv = [*BENCHES[argv[1]], *argv[2:]]
-    args = build_parser().parse_args(argv)
+    # `cardtable serve ...`: only serve's module is imported; `--help` or a typo: all of them
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         return int(args._run(args) or 0)
     except KeyboardInterrupt:

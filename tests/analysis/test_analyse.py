@@ -191,3 +191,39 @@ def test_a_players_summary_over_several_games(
     assert "=== me over 2 games ===" in text and "2 x took the queen of spades" in text
     assert main(["analyse", str(a), "--player", "nobody"]) == 2
     assert "no seat named 'nobody'" in capsys.readouterr().err
+
+
+def test_cli_text_in_german(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--lang de`` (or ``LANG=de_DE.UTF-8``) says the analysis in German; --json stays the same."""
+    record, seat, _index = _queen_taken()
+    path = tmp_path / "game.json"
+    record.save(path)
+    base = ["analyse", str(path), "--budget", "8", "--no-progress", "--seat", str(seat)]
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(base) == 0
+    from_env = capsys.readouterr().out
+    assert main([*base, "--lang", "de"]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[1:] == from_env.splitlines()[1:]  # the first line times the run
+    for german in (
+        "Analyse einer Partie Cunegonda",
+        "Ein Fehler kostet mindestens 10 Rundenpunkte",
+        "FEHLER ",
+        "Zusammenfassung: ",
+        "durchsuchten Entscheidungen",
+        "Karte ausspielen",  # the request kind
+        "Pik-Dame",  # the mistake kind
+    ):
+        assert german in text, german
+    for english in ("MISTAKE", "Summary", "searched", "mistake", "queen of spades", "Values:"):
+        assert english not in text, english
+    assert main([*base, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["threshold"]["unit"] == "round points"
+    assert (
+        "took the queen of spades when a safe card existed" in data["summary"][str(seat)]["by_kind"]
+    )

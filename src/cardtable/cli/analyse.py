@@ -9,19 +9,23 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from cardtable.analysis.review import (
+    NOISE_Z,
     Analysis,
     Budget,
     Review,
+    Value,
     adapter_for,
     analyse,
     decision_count,
     summary,
-    threshold_words,
 )
 from cardtable.core import Record
+from cardtable.core.message import Message
+from cardtable.i18n import DEFAULT, SUPPORTED, from_environment, render, translate
 
 HELP = "the expert reviews every decision of a seat in a game record: values, mistakes, summary"
 
@@ -64,6 +68,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the analysis as JSON")
     p.add_argument(
         "--mistakes", action="store_true", help="text: list only the mistakes and the summary"
+    )
+    p.add_argument(
+        "--lang",
+        choices=SUPPORTED,
+        default=None,
+        help="the language of the text (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG, "
+        "else en); --json stays language-neutral",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(
@@ -122,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give a record file (or --bench)")
     if args.player is not None and args.seat is not None:
         raise ValueError("give --seat or --player, not both")
+    lang = getattr(args, "lang", None) or from_environment()
     records = [Record.load(f) for f in args.file]
     chosen: list[list[int]] = []
     for path, record in zip(args.file, records, strict=True):
@@ -143,25 +155,33 @@ def run(args: argparse.Namespace) -> int:
             json.dump(analyses[0].to_json(), sys.stdout, indent=1)
             print()
             return 0
-        for line in text_lines(analyses[0], mistakes_only=args.mistakes):
+        for line in text_lines(analyses[0], mistakes_only=args.mistakes, lang=lang):
             print(line)
         return 0
     reviews = [r for a in analyses for r in a.reviews]
     total = summary(reviews)
-    unit = adapter_for(records[0].game).unit
-    who = args.player or (f"seat {args.seat}" if args.seat not in (None, "all") else "every seat")
+    unit = _unit(lang, records[0].game)
+    if args.player:
+        who = args.player
+    elif args.seat not in (None, "all"):
+        who = translate(lang, "analyse.who_seat", seat=args.seat)
+    else:
+        who = translate(lang, "analyse.who_all")
     if args.json:
-        out = {"player": who, "games": [a.to_json() for a in analyses], "summary": total}
+        player = args.player or (
+            f"seat {args.seat}" if args.seat not in (None, "all") else "every seat"
+        )  # a code for scripts, as before: --json stays in no language
+        out = {"player": player, "games": [a.to_json() for a in analyses], "summary": total}
         json.dump(out, sys.stdout, indent=1)
         print()
         return 0
     for path, analysis in zip(args.file, analyses, strict=True):
         print(f"### {path}")
-        for line in text_lines(analysis, mistakes_only=args.mistakes):
+        for line in text_lines(analysis, mistakes_only=args.mistakes, lang=lang):
             print(line)
         print()
-    print(f"=== {who} over {len(analyses)} games ===")
-    for line in summary_lines(total, unit):
+    print(translate(lang, "analyse.over", who=who, n=len(analyses)))
+    for line in summary_lines(total, unit, lang):
         print(line)
     return 0
 
@@ -186,68 +206,121 @@ def _pct(x: float) -> str:
     return f"{100 * x:5.1f}%"
 
 
-def text_lines(analysis: Analysis, *, mistakes_only: bool = False) -> list[str]:
+def _said(lang: str, words: Any, english: str) -> str:
+    """Words in ``lang``: a :class:`Message` or its JSON (``Message.to_json``, as the summaries
+    keep the mistake kinds), else ``english`` as it is."""
+    if isinstance(words, Message):
+        return render(lang, words, indent=False)
+    if isinstance(words, Mapping) and isinstance(words.get("key"), str):
+        return render(lang, _message(words), indent=False)
+    return english
+
+
+def _message(data: Mapping[str, Any]) -> Message:
+    args = {
+        k: _message(v) if isinstance(v, Mapping) and "key" in v else v
+        for k, v in (data.get("args") or {}).items()
+    }
+    return Message(str(data["key"]), args, data.get("default"))
+
+
+def _unit(lang: str, game: str) -> str:
+    return translate(lang, "web.analysis.unit", game=game)
+
+
+def _kind(lang: str, kind: str) -> str:
+    key = f"web.analysis.kind.{kind}"
+    said = translate(lang, key)
+    return kind if said == key else said
+
+
+def budget_words(lang: str, budget: Budget) -> str:
+    if budget.seconds is not None:
+        return translate(lang, "analyse.budget_seconds", seconds=budget.seconds)
+    return translate(lang, "analyse.budget_worlds", n=budget.worlds or 0)
+
+
+def text_lines(
+    analysis: Analysis, *, mistakes_only: bool = False, lang: str = DEFAULT
+) -> list[str]:
     record = analysis.record
     adapter = adapter_for(record.game)
+    unit = _unit(lang, record.game)
     names = record.names or tuple(f"seat-{i}" for i in range(record.seats))
+    rules = str(record.rules.get("name", "?"))
     lines = [
-        f"Analysis of a {record.game} game ({record.rules.get('name', '?')}), "
-        f"{analysis.budget.words()}, seed {analysis.seed}: {analysis.seconds:.1f} s",
-        "Mistake: " + threshold_words(adapter) + ".",
-        "Values: win chance and score margin (score minus the best other score) with their "
-        "standard errors over the worlds; * the expert's best, > the answer given.",
-    ]
+        translate(
+            lang, "analyse.heading", game=translate(lang, f"game.{record.game}"),
+            rules=render(lang, Message(f"ruleset.{record.game}.{rules}", {}, rules)),
+            budget=budget_words(lang, analysis.budget), seed=str(analysis.seed),
+            seconds=round(analysis.seconds, 1),
+        ),
+        translate(lang, "analyse.threshold", loss=adapter.threshold, unit=unit, z=NOISE_Z),
+        translate(lang, "analyse.values"),
+    ]  # fmt: skip
     for seat in analysis.seats:
         lines.append("")
-        lines.append(f"== {names[seat]} (seat {seat}) ==")
+        lines.append(translate(lang, "analyse.seat", name=names[seat], seat=seat))
         reviews = analysis.for_seat(seat)
         for r in reviews:
             if mistakes_only and not r.mistake:
                 continue
-            lines += review_lines(r, adapter.unit)
+            lines += review_lines(r, unit, lang)
         lines.append("")
-        lines += summary_lines(summary(reviews), adapter.unit)
+        lines += summary_lines(summary(reviews), unit, lang)
     return lines
 
 
-def review_lines(r: Review, unit: str) -> list[str]:
-    head = f"#{r.number} (action {r.index + 1}) {r.kind}: {r.taken_label}"
+def review_lines(r: Review, unit: str, lang: str = DEFAULT) -> list[str]:
+    head = translate(
+        lang, "analyse.decision", number=str(r.number), action=str(r.index + 1),
+        kind=_kind(lang, r.kind), answer=_said(lang, r.taken_words, r.taken_label),
+    )  # fmt: skip
     if not r.searched:
-        return [head + "  (one sensible answer: not searched)"]
+        return [head + "  " + translate(lang, "analyse.not_searched")]
     best = r.candidates[r.best_at]
     if r.best_at == r.taken_at:
-        head += "  = the expert's choice"
+        head += "  " + translate(lang, "analyse.agrees")
     else:
-        head += f"  expert: {best.label}  (-{r.loss:.1f} ±{r.loss_se:.1f} {unit})"
-    out = [("MISTAKE " if r.mistake else "") + head]
+        head += "  " + translate(
+            lang, "analyse.expert", answer=_said(lang, best.words, best.label),
+            loss=round(r.loss, 1), se=round(r.loss_se, 1), unit=unit,
+        )  # fmt: skip
+    out = [(translate(lang, "analyse.mistake") + " " if r.mistake else "") + head]
+    win, margin = translate(lang, "analyse.win"), translate(lang, "analyse.margin")
+
+    def line(mark: str, c: Value) -> str:
+        label = _said(lang, c.words, c.label)
+        return (
+            f"   {mark} {label:<44} {win} {_pct(c.win)} ±{100 * c.win_se:4.1f}  "
+            f"{margin} {c.margin:+7.1f} ±{c.margin_se:5.1f}"
+        )
+
     order = sorted(range(len(r.candidates)), key=lambda i: -r.candidates[i].utility)
     for i in order[:8]:
-        c = r.candidates[i]
         mark = "*" if i == r.best_at else " "
         mark += ">" if i == r.taken_at else " "
-        out.append(
-            f"   {mark} {c.label:<44} win {_pct(c.win)} ±{100 * c.win_se:4.1f}  "
-            f"margin {c.margin:+7.1f} ±{c.margin_se:5.1f}"
-        )
+        out.append(line(mark, r.candidates[i]))
     if len(order) > 8 and r.taken_at not in order[:8]:
-        c = r.candidates[r.taken_at]
-        out.append(
-            f"    > {c.label:<44} win {_pct(c.win)} ±{100 * c.win_se:4.1f}  "
-            f"margin {c.margin:+7.1f} ±{c.margin_se:5.1f}"
-        )
+        out.append(line(" >", r.candidates[r.taken_at]))
     if r.mistake:
-        out.append(f"   -> {r.mistake_kind}")
+        out.append("   -> " + _said(lang, r.mistake_words, r.mistake_kind))
     return out
 
 
-def summary_lines(s: dict[str, Any], unit: str) -> list[str]:
+def summary_lines(s: dict[str, Any], unit: str, lang: str = DEFAULT) -> list[str]:
     lines = [
-        f"Summary: {s['mistakes']} mistake(s) in {s['searched']} searched decisions "
-        f"({100 * s['rate']:.1f}%; {s['decisions']} decisions in all), "
-        f"{s['loss']:.1f} {unit} lost to them"
-    ]
+        translate(
+            lang, "analyse.summary", mistakes=s["mistakes"], searched=s["searched"],
+            rate=round(100 * s["rate"], 1), decisions=s["decisions"], loss=round(s["loss"], 1),
+            unit=unit,
+        )
+    ]  # fmt: skip
+    words = s.get("kind_words") or {}
     for kind, n in s["by_kind"].items():
-        lines.append(f"  {n} x {kind}")
+        lines.append(
+            translate(lang, "analyse.by_kind", n=n, kind=_said(lang, words.get(kind), kind))
+        )
     return lines
 
 

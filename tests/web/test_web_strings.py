@@ -59,6 +59,10 @@ def test_the_pending_pages_still_hold_english() -> None:
         'toast(`Type your bid (at least ${min}), or pass.`, "error");',
         'h("button", { type: "button", title: "A short beep" }, soundOn ? "Sound: on" : "x")',
         'const YOUR_TURN = "● Your turn — cardtable";',
+        # the server's English as data (the bot page's threshold sentence before the catalogs)
+        'h("p", {}, `${g.threshold[0].toUpperCase()}${g.threshold.slice(1)}.`)',
+        't("web.botpage.mistakes_in", { loss: s.loss.toFixed(1), unit: g.unit })',
+        'h("td", {}, r.mistake_kind)',
     ],
 )
 def test_the_check_finds_english_where_it_is(line: str) -> None:
@@ -71,6 +75,8 @@ def test_the_check_finds_english_where_it_is(line: str) -> None:
         'panel(t("web.kh.you_auctioneer"), h("p", { class: "stage muted" }, t("web.kh.bid")))',
         'root.querySelector(".kh-center .bids li.new"); localStorage.getItem("cardtable.sound")',
         'if (ev.kind === "pass_chosen") return null; import { h } from "./dom.js";',
+        't("web.analysis.threshold", { loss: data.threshold.loss_at_least, unit: unit() })',
+        'r.mistake_kind = say(r.mistake_words, r.mistake_kind); h("td", {}, r.mistake_kind)',
     ],
 )
 def test_the_check_leaves_codes_alone(line: str) -> None:

@@ -61,6 +61,17 @@ CODE_TEXT = re.compile(r"^[a-z0-9 _.-]*$")
 CLASS_BEFORE = re.compile(r"\bclass(?:Name)?\s*[:=][^,{}\n]*$")
 
 
+#: the fields the server fills with English beside their words in no language, for bots and
+#: scripts (``analysis/review.py``: a review's ``taken_label``, ``best_label``, ``mistake_kind``
+#: beside ``*_words``; the player summaries' ``threshold`` and ``unit`` beside the numbers and the
+#: game): English that reaches a page as data, which no literal shows. A page words them with
+#: ``say()`` or ``t()``: a read of one is English for people unless its line calls ``say(``, it
+#: reads a part of it (``threshold.loss_at_least``), or the file sets the field itself (words it
+#: once where the data arrives, ``r.taken_label = say(r.taken_words, r.taken_label)``).
+SERVER_ENGLISH = ("taken_label", "best_label", "mistake_kind", "threshold", "unit")
+SERVER_READ = re.compile(r"(?<=[\w\])])\.(" + "|".join(SERVER_ENGLISH) + r")\b(?!\s*\.\s*\w)")
+
+
 @dataclass(frozen=True)
 class Finding:
     file: str
@@ -178,6 +189,31 @@ def scan_js(name: str, source: str) -> list[Finding]:
         if lowercase_pair and not re.search(r"(?:[?:]|[})]\s*,)\s*$", before):
             continue
         found.append(Finding(name, source.count("\n", 0, start) + 1, text))
+    return found + _server_english(name, source)
+
+
+def _server_english(name: str, source: str) -> list[Finding]:
+    """Reads of :data:`SERVER_ENGLISH` fields that put the server's English on the page."""
+    spans = [(a, b) for a, b, _ in _literals(source) if source[a] in "\"'"]  # a template's
+    # ${…} parts are code
+    found = []
+    for m in SERVER_READ.finditer(source):
+        line_start = source.rfind("\n", 0, m.start()) + 1
+        in_key = re.search(r"[\"'][\w.-]*$", source[line_start : m.start()]) and re.match(
+            r"[\w.-]*[\"']", source[m.end() :]
+        )
+        if in_key or any(a <= m.start() < b for a, b in spans):
+            continue  # inside a literal ("web.analysis.unit"): a key, not a read
+        field = m.group(1)
+        if re.search(r"\." + field + r"\s*=[^=]", source):
+            continue  # the file words the field itself where the data arrives
+        line_end = source.find("\n", m.end())
+        line = source[line_start : line_end if line_end >= 0 else len(source)]
+        if "say(" in line:
+            continue
+        found.append(
+            Finding(name, source.count("\n", 0, m.start()) + 1, f"server English: .{field}")
+        )
     return found
 
 

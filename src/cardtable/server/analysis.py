@@ -398,7 +398,12 @@ def player_analyses(name: str, request: Request) -> dict[str, Any]:
     every-seat analysis), summed up per game with :func:`summary_of_json` (what
     ``cardtable analyse A.json B.json --player NAME`` prints), the games one by one, and the
     jobs still queued or running for its seats."""
-    from cardtable.analysis.review import adapter_for, summary_of_json, threshold_words
+    from cardtable.analysis.review import (
+        NOISE_Z,
+        adapter_for,
+        summary_of_json,
+        threshold_words,
+    )
 
     store: Store = request.app.state.store
     player = store.player(name)
@@ -452,8 +457,10 @@ def player_analyses(name: str, request: Request) -> dict[str, Any]:
             adapter = adapter_for(row.game)
             entry = per_game[row.game] = {
                 "game": row.game,
-                "unit": adapter.unit,
-                "threshold": threshold_words(adapter),
+                "unit": adapter.unit,  # English for scripts, as "threshold": pages word them
+                "threshold": threshold_words(adapter),  # from the game and the two numbers
+                "loss_at_least": adapter.threshold,
+                "noise_z": NOISE_Z,
                 "reviews": [],
                 "games": [],
             }

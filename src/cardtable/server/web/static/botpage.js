@@ -363,12 +363,12 @@ function gameReview(g) {
   return h("section", { class: "bp-review-game", "data-game": g.game, "aria-label": t("web.botpage.review_of", { game: gameName(g.game) }) },
     h("h3", {}, t("web.botpage.analysed_games", { game: gameName(g.game), count: g.games.length })),
     h("p", { class: "bp-review-total" }, h("strong", {}, t("web.botpage.mistakes", { count: s.mistakes })),
-      ` ${t("web.botpage.mistakes_in", { searched: s.searched, pct, decisions: s.decisions, loss: s.loss.toFixed(1), unit: g.unit })}`),
+      ` ${t("web.botpage.mistakes_in", { searched: s.searched, pct, decisions: s.decisions, loss: s.loss.toFixed(1), unit: t("web.analysis.unit", { game: g.game }) })}`),
     Object.keys(s.by_kind).length
       ? h("ul", { class: "bp-kinds", "aria-label": t("web.botpage.mistakes_by_kind") }, Object.entries(s.by_kind).map(([kind, n]) =>
         h("li", { "data-kind": kind }, h("strong", {}, `${n} ×`), ` ${say((s.kind_words || {})[kind], kind)}`)))
       : h("p", { class: "muted" }, t("web.botpage.no_mistake")),
-    h("p", { class: "small muted" }, `${g.threshold[0].toUpperCase()}${g.threshold.slice(1)}.`),
+    h("p", { class: "small muted bp-threshold" }, t("web.analysis.threshold", { loss: g.loss_at_least, unit: t("web.analysis.unit", { game: g.game }), z: g.noise_z })),
     h("div", { class: "table-wrap" }, h("table", { class: "games bp-review-games" },
       h("caption", { class: "sr-only" }, t("web.botpage.analysed_of", { game: gameName(g.game) })),
       h("thead", {}, h("tr", {}, [t("web.botpage.col.ended"), t("web.botpage.col.rule_set"), t("web.botpage.col.searched"), t("web.botpage.col.mistakes"), ""].map((word) => h("th", { scope: "col" }, word)))),

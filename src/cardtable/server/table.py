@@ -20,11 +20,10 @@ import logging
 import random
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote
 
 from cardtable.core import (
@@ -48,6 +47,8 @@ from cardtable.server.fault_log import FaultLog
 from cardtable.server.metrics import ServerMetrics, Stamp
 from cardtable.server.presence import leave_is_fault, leaves_by_choice
 from cardtable.server.refusals import engine_rule
+from cardtable.server.spectators import Peer as Peer  # lobby.py reads it here too
+from cardtable.server.spectators import SpectatorFeed, holds, pushes
 from cardtable.server.store.db import SEAT_DECISION, AlreadyEnded, FaultRow, SeatOutcome, Store
 
 log = logging.getLogger("cardtable.server.table")
@@ -99,20 +100,6 @@ OPEN_BID_S = (0.8, 3.0)
 def pace_factor(pace: str) -> float:
     """The share of the normal delays of ``pace`` (unknown names play at the normal pace)."""
     return PACES.get(pace, 1.0)
-
-
-class Peer(Protocol):
-    """A connected client as a table sees it: it can be sent messages without waiting.
-
-    Two optional attributes change what a table sends it (both off when absent):
-    ``events_in_request`` (hold the seat's events and deliver them inside its next request, or
-    just before ``game_end``: one frame per decision instead of one per event) and
-    ``push_observations`` (an ``observation`` message whenever the seat's view changed).
-    """
-
-    def send(self, message: Mapping[str, Any]) -> None: ...
-
-    def send_text(self, text: str, stamp: Stamp | None = None) -> None: ...
 
 
 class AgentBox:
@@ -252,66 +239,6 @@ class TableSetup:
     pace: str = "instant"
     #: Spectators get everything this much later.
     spectator_delay_ms: int = 0
-
-
-_NOTHING: Any = object()
-
-
-class SpectatorFeed:
-    """What the spectators of a table get, in order, ``delay_s`` after it happened.
-
-    It also remembers how far the spectators are (``seen`` events, the ``public`` view last
-    released), so a spectator who arrives late and the HTTP views start from there, never from
-    the present of a delayed table.
-    """
-
-    def __init__(self, spectators: set[Peer], delay_s: float) -> None:
-        self.spectators = spectators
-        self.delay_s = delay_s
-        self.seen = 0
-        self.public: Any = None
-        self._queue: deque[tuple[float, str, bool, int | None, Any]] = deque()
-        self._timer: asyncio.TimerHandle | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def delayed(self) -> bool:
-        return self.delay_s > 0
-
-    def emit(
-        self,
-        text: str,
-        *,
-        pushers_only: bool = False,
-        seen: int | None = None,
-        public: Any = _NOTHING,
-    ) -> None:
-        loop = self.loop
-        if not self.delayed or loop is None:
-            self._release(text, pushers_only, seen, public)
-            return
-        self._queue.append((loop.time() + self.delay_s, text, pushers_only, seen, public))
-        if self._timer is None:
-            self._timer = loop.call_at(self._queue[0][0], self._drain)
-
-    def _drain(self) -> None:
-        assert self.loop is not None
-        self._timer = None
-        now = self.loop.time()
-        while self._queue and self._queue[0][0] <= now + 0.001:
-            _due, text, pushers_only, seen, public = self._queue.popleft()
-            self._release(text, pushers_only, seen, public)
-        if self._queue:
-            self._timer = self.loop.call_at(self._queue[0][0], self._drain)
-
-    def _release(self, text: str, pushers_only: bool, seen: int | None, public: Any) -> None:
-        if seen is not None:
-            self.seen = seen
-        if public is not _NOTHING:
-            self.public = public
-        for conn in list(self.spectators):
-            if not pushers_only or _pushes(conn):
-                conn.send_text(text)
 
 
 class Table:
@@ -757,7 +684,7 @@ class Table:
                 break
             if ev.to is None:
                 conn.send(self._event_message(i, ev))
-        if _pushes(conn):
+        if pushes(conn):
             conn.send(
                 {
                     "type": "observation",
@@ -975,8 +902,8 @@ class Table:
         """Note whether any seat or spectator asked for pushed observations (after a client
         came or went), so the common case costs one attribute read per step."""
         self._pushing = (
-            any(s.conn is not None and _pushes(s.conn) for s in self.seats)
-            or any(_pushes(c) for c in self.spectators)
+            any(s.conn is not None and pushes(s.conn) for s in self.seats)
+            or any(pushes(c) for c in self.spectators)
             or self._feed.delayed  # a delayed table keeps the spectators' view as it was
         )
 
@@ -985,13 +912,13 @@ class Table:
         (a seat just sent a request got its observation with it)."""
         for seat in self.seats:
             conn = seat.conn
-            if conn is None or not _pushes(conn) or seat.index in asked:
+            if conn is None or not pushes(conn) or seat.index in asked:
                 continue
             observation = self.game.observe_json(seat.index)
             if observation != seat.shown:
                 seat.shown = observation
                 conn.send(self._observation_message(seat.index, observation))
-        if self._feed.delayed or any(_pushes(c) for c in self.spectators):
+        if self._feed.delayed or any(pushes(c) for c in self.spectators):
             public = self.game.observe_json(None)
             if public != self._public_shown:
                 self._public_shown = public
@@ -1134,7 +1061,7 @@ class Table:
         }
         if ask.optional:
             message["optional"] = True
-        if _pushes(seat.conn):
+        if pushes(seat.conn):
             seat.shown = message["observation"]
         text = dumps(message)
         if seat.held:
@@ -1427,7 +1354,7 @@ class Table:
             conn = seat.conn
             if conn is None:
                 continue
-            if _holds(conn) and not seat.taken_over:
+            if holds(conn) and not seat.taken_over:
                 targets.append((seat.index, conn, seat.held))
             else:
                 self._release_held(seat)  # e.g. taken over: it gets no request to carry them
@@ -1482,11 +1409,3 @@ class Table:
             for box in (seat.house_box, seat.fallback_box):
                 if box is not None:
                     yield box
-
-
-def _holds(conn: Peer) -> bool:
-    return bool(getattr(conn, "events_in_request", False))
-
-
-def _pushes(conn: Peer) -> bool:
-    return bool(getattr(conn, "push_observations", False))

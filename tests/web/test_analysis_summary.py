@@ -20,8 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import SCREENSHOTS, Tab, WebServer, play_as_registered_bot, run_server
+from browser_helpers import (
+    SCREENSHOTS,
+    Tab,
+    WebServer,
+    open_tab,
+    play_as_registered_bot,
+    run_server,
+)
 from test_accessibility import axe_violations
+from test_languages import catalog
 
 from cardtable.cli import main
 from loopback import LOOPBACK
@@ -62,7 +70,7 @@ def _cli_summary(web: WebServer, game_ids: list[str], folder: Path) -> dict[str,
 
 
 def test_a_bots_page_sums_up_the_analyses_of_its_games(
-    played: tuple[WebServer, list[str]], tab: Tab, tmp_path: Path
+    played: tuple[WebServer, list[str]], tab: Tab, tmp_path: Path, browser: Any
 ) -> None:
     web, game_ids = played
     page: Any = tab.page
@@ -105,6 +113,25 @@ def test_a_bots_page_sums_up_the_analyses_of_its_games(
         assert row.locator("td.mistakes").inner_text() == str(per_game[gid]["summary"]["mistakes"])
     assert sum(g["summary"]["mistakes"] for g in cunegonda["games"]) == summary["mistakes"]
     assert button.is_disabled() and button.inner_text() == "Every finished game is analysed"
+    # the threshold in the person's language from the numbers the API sends (once English data)
+    threshold = section.locator(".bp-threshold").inner_text()
+    assert threshold.startswith("A mistake costs at least 10 round points against"), threshold
+    german = open_tab(browser, width=390, height=844, locale="de-DE")
+    try:
+        de, en = catalog("de"), catalog("en")
+        german.page.goto(f"{web.url}/bots/{NAME}")
+        said = german.page.locator("section.bp-review-game[data-game=cunegonda]")
+        said.wait_for(timeout=20000)
+        text = said.inner_text()
+        assert "Ein Fehler kostet mindestens 10 Rundenpunkte" in text, text
+        assert "round points" not in text and "mistake costs" not in text, text
+        assert en["web.botpage.no_mistake"] not in text
+        said.evaluate("(el) => el.scrollIntoView({ block: 'start' })")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        german.page.screenshot(path=str(SCREENSHOTS / "bot-review-phone-de.png"))
+        assert de["web.analysis.threshold"].startswith("Ein Fehler")
+    finally:
+        german.page.context.close()
     found = axe_violations(tab, "bot page with the expert's review")
     assert not found, "\n".join(found)
     # the section on a desktop and on a phone (nothing scrolls sideways there)

@@ -196,7 +196,7 @@ def test_a_players_summary_over_several_games(
 def test_cli_text_in_german(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``--lang de`` (or ``LANG=de_DE.UTF-8``) says the analysis in German; --json stays the same."""
+    """``--lang de`` (or ``LANG=de_DE.UTF-8``) says the analysis in German; --json stays."""
     record, seat, _index = _queen_taken()
     path = tmp_path / "game.json"
     record.save(path)

@@ -63,6 +63,11 @@ def test_the_pending_pages_still_hold_english() -> None:
         'h("p", {}, `${g.threshold[0].toUpperCase()}${g.threshold.slice(1)}.`)',
         't("web.botpage.mistakes_in", { loss: s.loss.toFixed(1), unit: g.unit })',
         'h("td", {}, r.mistake_kind)',
+        # numbers and moments by hand, outside the page's language (German reads "9,0 %")
+        'h("td", { class: "rating" }, r.rating.toFixed(2))',
+        "const pct = (x) => `${(100 * x).toFixed(1)}%`;",
+        'svg("title", {}, t("web.x", { r: p.r.toFixed(2), at: new Date(p.t).toLocaleString() }))',
+        'h("td", {}, new Date(g.ended_at).toLocaleDateString())',
     ],
 )
 def test_the_check_finds_english_where_it_is(line: str) -> None:
@@ -77,6 +82,10 @@ def test_the_check_finds_english_where_it_is(line: str) -> None:
         'if (ev.kind === "pass_chosen") return null; import { h } from "./dom.js";',
         't("web.analysis.threshold", { loss: data.threshold.loss_at_least, unit: unit() })',
         'r.mistake_kind = say(r.mistake_words, r.mistake_kind); h("td", {}, r.mistake_kind)',
+        # SVG coordinates no person reads keep toFixed; a moment in the page's language
+        'svg("circle", { cx: x(p.t).toFixed(1), cy: y(p.r).toFixed(1), r: 3 })',
+        'list.map(([px, py], i) => `${i ? "L" : "M"}${px.toFixed(1)},${py.toFixed(1)}`)',
+        'h("td", {}, num(r.rating, TWO), new Date(t).toLocaleString(lang))',
     ],
 )
 def test_the_check_leaves_codes_alone(line: str) -> None:

@@ -4,7 +4,10 @@ catalogs: the check behind ``test_web_strings.py``.
 A JavaScript string literal (quotes or a template's text parts) counts as words for people when
 it holds a capitalised word or two words in a row, unless its place says it is a code: a CSS
 class, a role, a type, a selector, a storage key, a ``case`` label, a comparison, a catalog key
-(``t("web.…")``)… In HTML every text node and every ``title``, ``aria-label``, ``placeholder``
+(``t("web.…")``)… A number or a moment written by hand (``x.toFixed(1)``, ``toLocaleString()``)
+counts too: it reads "9.0" in German and the browser's language, not the page's; numbers people
+read go through ``num()`` and moments through ``when()`` (``static/i18n.js``, Intl in the page's
+language), and only an SVG coordinate (:data:`COORDINATE`) keeps ``toFixed``. In HTML every text node and every ``title``, ``aria-label``, ``placeholder``
 and ``alt`` counts, except on an element whose text the catalog fills (``data-i18n``).
 """
 
@@ -189,7 +192,39 @@ def scan_js(name: str, source: str) -> list[Finding]:
         if lowercase_pair and not re.search(r"(?:[?:]|[})]\s*,)\s*$", before):
             continue
         found.append(Finding(name, source.count("\n", 0, start) + 1, text))
-    return found + _server_english(name, source)
+    return found + _server_english(name, source) + _by_hand(name, source)
+
+
+#: what ``toFixed`` may round: an SVG coordinate no person reads (a path's ``px``/``py``, a
+#: chart's ``x(…)``/``y(…)`` scale), the allow-list of the check below
+COORDINATE = re.compile(r"(?:p[xy]|[xy]\([^()]*\))")
+BY_HAND = re.compile(r"\.(toFixed|toLocaleString|toLocaleDateString|toLocaleTimeString)\(\s*(\)?)")
+
+
+def _by_hand(name: str, source: str) -> list[Finding]:
+    """Numbers and moments formatted outside the page's language: ``toFixed`` (a dot for every
+    language) on anything but a coordinate, ``toLocale…String()`` without the page's language."""
+    found = []
+    for m in BY_HAND.finditer(source):
+        if m.group(1) != "toFixed":
+            if m.group(2):  # no language given: the browser's, not the page's
+                found.append(Finding(name, source.count("\n", 0, m.start()) + 1, m.group(0)))
+            continue
+        # the receiver: the expression before ".toFixed(" (a name, a call, a member)
+        i, depth = m.start(), 0
+        while i > 0:
+            c = source[i - 1]
+            if c == ")":
+                depth += 1
+            elif c == "(" and depth:
+                depth -= 1
+            elif not depth and not (c.isalnum() or c in "_$."):
+                break
+            i -= 1
+        receiver = source[i : m.start()]
+        if not COORDINATE.fullmatch(receiver):
+            found.append(Finding(name, source.count("\n", 0, m.start()) + 1, f"{receiver}.toFixed"))
+    return found
 
 
 def _server_english(name: str, source: str) -> list[Finding]:

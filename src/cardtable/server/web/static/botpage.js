@@ -8,7 +8,7 @@
 // (GET /api/players/{name}/analyses, docs/analysis.md) and asks for its latest games' analyses.
 
 import { h, clear, getJSON } from "./dom.js";
-import { t, tParts, say } from "./i18n.js";
+import { t, tParts, say, num, when as moment } from "./i18n.js";
 import { gameName, gameTitle, rulesName } from "./names.js";
 import { ratingChart } from "./leaderboard.js";
 
@@ -46,7 +46,10 @@ export function ordinal(n) {
   return t("web.botpage.ordinal", { n });
 }
 
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : "");
+const when = (iso) => (iso ? moment(iso) : "");
+// numbers as the person writes them (Intl, the page's language): two decimals, one decimal
+const TWO = { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+const ONE = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
 
 /** A player's name, linked to its page when it has one (a person's profile, a bot's page). */
 export function nameLink(name, page = true, own = false, kind = "bot") {
@@ -129,7 +132,7 @@ function ratingsSection(bot) {
         h("th", { scope: "col", class: [2, 3, 6].includes(i) ? "opt" : null }, word)))),
       h("tbody", {}, ratings.map((r) => h("tr", { "data-board": `${r.game}/${r.rules}` },
         h("th", { scope: "row" }, h("a", { href: `/leaderboard?game=${encodeURIComponent(r.game)}&rules=${encodeURIComponent(r.rules)}` }, gameTitle({ game: r.game, rules: r.rules }))),
-        h("td", { class: "rating" }, r.rating.toFixed(2)), h("td", { class: "opt" }, r.mu.toFixed(2)), h("td", { class: "opt" }, r.sigma.toFixed(2)),
+        h("td", { class: "rating" }, num(r.rating, TWO)), h("td", { class: "opt" }, num(r.mu, TWO)), h("td", { class: "opt" }, num(r.sigma, TWO)),
         h("td", {}, String(r.games)), h("td", {}, String(r.wins)), h("td", { class: "opt" }, when(r.last_played))))))));
   const series = ratings.map((r, i) => ({
     name: `${gameName(r.game)} · ${r.rules}`,
@@ -359,11 +362,11 @@ function reviewSection(bot) {
 
 function gameReview(g) {
   const s = g.summary;
-  const pct = (100 * s.rate).toFixed(1);
+  const pct = num(100 * s.rate, ONE);
   return h("section", { class: "bp-review-game", "data-game": g.game, "aria-label": t("web.botpage.review_of", { game: gameName(g.game) }) },
     h("h3", {}, t("web.botpage.analysed_games", { game: gameName(g.game), count: g.games.length })),
     h("p", { class: "bp-review-total" }, h("strong", {}, t("web.botpage.mistakes", { count: s.mistakes })),
-      ` ${t("web.botpage.mistakes_in", { searched: s.searched, pct, decisions: s.decisions, loss: s.loss.toFixed(1), unit: t("web.analysis.unit", { game: g.game }) })}`),
+      ` ${t("web.botpage.mistakes_in", { searched: s.searched, pct, decisions: s.decisions, loss: num(s.loss, ONE), unit: t("web.analysis.unit", { game: g.game }) })}`),
     Object.keys(s.by_kind).length
       ? h("ul", { class: "bp-kinds", "aria-label": t("web.botpage.mistakes_by_kind") }, Object.entries(s.by_kind).map(([kind, n]) =>
         h("li", { "data-kind": kind }, h("strong", {}, `${n} ×`), ` ${say((s.kind_words || {})[kind], kind)}`)))

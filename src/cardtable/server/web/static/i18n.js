@@ -123,19 +123,25 @@ export function formatIn(code, message, args = {}) {
   try { return render(parse(message), args, null); } finally { lang = was; }
 }
 
-/** A number as the person writes it. */
-export const num = (n) => numberFormat().format(n);
+/** A number as the person writes it (`options` as Intl.NumberFormat takes them, e.g.
+ * { minimumFractionDigits: 1, maximumFractionDigits: 1 } or { style: "percent" }). */
+export const num = (n, options) => numberFormat(options).format(n);
+/** A moment (a Date, an ISO string or milliseconds) as the person writes it: date and time, or
+ * what `options` ask for as Intl.DateTimeFormat takes them ({ dateStyle: "medium" }). */
+export const when = (moment, options = MOMENT) => intl(Intl.DateTimeFormat, options).format(new Date(moment));
+const MOMENT = { dateStyle: "medium", timeStyle: "short" };
 
-let numbers = null;
-function numberFormat() {
-  if (!numbers || numbers.resolvedOptions().locale.split("-")[0] !== lang) numbers = new Intl.NumberFormat(lang);
-  return numbers;
+// one formatter per language and options, made once: making them is slow (a drawing's profile
+// spent ~0.5 s of 10 s remaking them per number)
+const formatters = new Map();
+function intl(Make, options) {
+  const key = `${Make.name} ${lang} ${options ? JSON.stringify(options) : ""}`;
+  let made = formatters.get(key);
+  if (!made) formatters.set(key, (made = new Make(lang, options)));
+  return made;
 }
-let plurals = null;
-function pluralRules() {
-  if (!plurals || plurals.resolvedOptions().locale.split("-")[0] !== lang) plurals = new Intl.PluralRules(lang);
-  return plurals;
-}
+const numberFormat = (options) => intl(Intl.NumberFormat, options);
+const pluralRules = (options) => intl(Intl.PluralRules, options);
 
 /** Elements with data-i18n="key" (the page shell's static text) get their text from the catalog;
  * data-i18n-attr="aria-label:key" sets attributes. */
@@ -221,6 +227,8 @@ function parse(text) {
   return out;
 }
 
+const ORDINAL = { type: "ordinal" };
+
 function render(parts, args, hashValue) {
   let out = "";
   for (const part of parts) {
@@ -240,7 +248,7 @@ function render(parts, args, hashValue) {
     const exact = `=${Number(value)}`;
     let chosen = part.options[exact];
     if (!chosen) {
-      const rules = part.type === "selectordinal" ? new Intl.PluralRules(lang, { type: "ordinal" }) : pluralRules();
+      const rules = part.type === "selectordinal" ? pluralRules(ORDINAL) : pluralRules();
       chosen = part.options[rules.select(n)] || part.options.other;
     }
     out += render(chosen, args, n);

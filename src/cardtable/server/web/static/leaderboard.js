@@ -3,10 +3,15 @@
 import { h, svg, clear, getJSON } from "./dom.js";
 import { gameName, gameTitle } from "./names.js";
 import { faultCell } from "./botpage.js";
-import { t } from "./i18n.js";
+import { t, num, when } from "./i18n.js";
 
 const COLORS = ["#1f6f4a", "#b3261e", "#1d4ed8", "#a16207", "#7c3aed", "#0f766e", "#be185d", "#4b5563"];
 const CHART_BOTS = 8;
+// numbers and moments as the person writes them (Intl, the page's language)
+const TWO = { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+const ONE = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+const WHOLE = { maximumFractionDigits: 0 };
+const DAY = {}; // the date alone, in figures
 
 export function renderLeaderboard(main) {
   const game = h("select", { id: "lb-game" });
@@ -46,9 +51,9 @@ export function renderLeaderboard(main) {
         h("th", { scope: "col", class: [3, 4, 7, 8].includes(i) ? "opt" : null }, label)))),
       h("tbody", {}, data.entries.map((e) => h("tr", {},
         h("td", {}, String(e.rank)), h("th", { scope: "row" }, h("a", { href: `/${e.kind === "person" ? "players" : "bots"}/${encodeURIComponent(e.name)}` }, e.name), e.kind === "house" ? h("span", { class: "tag" }, t("web.leaderboard.house")) : e.kind === "person" ? h("span", { class: "tag person" }, t("web.leaderboard.person")) : null),
-        h("td", {}, e.rating.toFixed(2)), h("td", { class: "opt" }, e.mu.toFixed(2)), h("td", { class: "opt" }, e.sigma.toFixed(2)),
+        h("td", {}, num(e.rating, TWO)), h("td", { class: "opt" }, num(e.mu, TWO)), h("td", { class: "opt" }, num(e.sigma, TWO)),
         h("td", {}, String(e.games)), h("td", {}, String(e.wins)), faultCell(e),
-        h("td", { class: "opt" }, e.last_played ? new Date(e.last_played).toLocaleString() : "")))))));
+        h("td", { class: "opt" }, e.last_played ? when(e.last_played) : "")))))));
     const top = data.entries.slice(0, CHART_BOTS);
     const details = await Promise.all(top.map((e) => getJSON(`/api/players/${encodeURIComponent(e.name)}`).catch(() => null)));
     const series = top.map((e, i) => ({
@@ -124,24 +129,24 @@ export function ratingChart(series, title) {
   const x = (t) => L + ((t - t0) / (t1 - t0)) * (W - L - R);
   const y = (r) => T + (1 - (r - r0) / (r1 - r0)) * (H - T - B);
   const ticks = niceTicks(r0, r1, 5);
-  const desc = series.map((s) => t("web.leaderboard.series", { name: s.name, from: s.points[0].r.toFixed(1), to: s.points[s.points.length - 1].r.toFixed(1), count: s.points.length })).join("; ");
+  const desc = series.map((s) => t("web.leaderboard.series", { name: s.name, from: num(s.points[0].r, ONE), to: num(s.points[s.points.length - 1].r, ONE), count: s.points.length })).join("; ");
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": `${t("web.leaderboard.history", { title })}. ${desc}` },
     svg("title", {}, t("web.leaderboard.history", { title })),
     ticks.map((v) => svg("g", {},
       svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }),
-      svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, v.toFixed(Math.abs(v) < 10 ? 1 : 0)))),
+      svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, num(v, Math.abs(v) < 10 ? ONE : WHOLE)))),
     svg("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis-line" }),
     svg("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis-line" }),
-    oneMoment ? svg("text", { x: (L + W - R) / 2, y: H - B + 18, "text-anchor": "middle", class: "axis" }, new Date((t0 + t1) / 2).toLocaleDateString())
-      : [svg("text", { x: L, y: H - B + 18, class: "axis" }, new Date(t0).toLocaleString()),
-        svg("text", { x: W - R, y: H - B + 18, "text-anchor": "end", class: "axis" }, new Date(t1).toLocaleString())],
+    oneMoment ? svg("text", { x: (L + W - R) / 2, y: H - B + 18, "text-anchor": "middle", class: "axis" }, when((t0 + t1) / 2, DAY))
+      : [svg("text", { x: L, y: H - B + 18, class: "axis" }, when(t0)),
+        svg("text", { x: W - R, y: H - B + 18, "text-anchor": "end", class: "axis" }, when(t1))],
     svg("text", { x: 12, y: T + (H - T - B) / 2, class: "axis", transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle" }, t("web.leaderboard.axis")),
     series.map((s) => svg("g", { "data-bot": s.name },
       svg("polyline", { points: s.points.map((p) => `${x(p.t).toFixed(1)},${y(p.r).toFixed(1)}`).join(" "), fill: "none", stroke: s.color, "stroke-width": 2.5, "stroke-linejoin": "round" }),
       s.points.map((p) => svg("circle", { cx: x(p.t).toFixed(1), cy: y(p.r).toFixed(1), r: 3, fill: s.color },
-        svg("title", {}, `${s.name}: ${p.r.toFixed(2)} at ${new Date(p.t).toLocaleString()}`))))));
+        svg("title", {}, t("web.leaderboard.point", { name: s.name, rating: num(p.r, TWO), when: when(p.t) })))))));
   const legend = h("ul", { class: "legend", "aria-label": t("web.leaderboard.legend") }, series.map((s) =>
-    h("li", {}, h("span", { class: "swatch", style: { background: s.color }, "aria-hidden": "true" }), `${s.name} (${s.points[s.points.length - 1].r.toFixed(2)})`)));
+    h("li", {}, h("span", { class: "swatch", style: { background: s.color }, "aria-hidden": "true" }), `${s.name} (${num(s.points[s.points.length - 1].r, TWO)})`)));
   const caption = oneMoment ? t("web.leaderboard.caption_first", { title }) : t("web.leaderboard.caption", { title });
   return h("figure", { class: "chart-figure" }, chart, legend, h("figcaption", {}, caption));
 }

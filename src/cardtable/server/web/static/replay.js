@@ -13,7 +13,7 @@
 
 import { h, clear, getJSON } from "./dom.js";
 import { describe, list as countedNotes, animal } from "./describe.js";
-import { t, has } from "./i18n.js";
+import { t, has, when } from "./i18n.js";
 import { gameName, gameTitle, ruleSetName, seatPages } from "./names.js";
 import * as KH from "./kuhhandel.js";
 import * as CU from "./cunegonda.js";
@@ -36,7 +36,7 @@ export function renderReplayList(main) {
         h("tbody", {}, ended.map((g) => h("tr", {},
           h("td", { "data-label": t("web.replay.col.game") }, gameName(g.game)), h("td", { class: "rules", "data-label": t("web.replay.col.rules") }, ruleSetName(g)),
           h("td", { "data-label": t("web.replay.col.players") }, g.names.map((n, s) => [s ? ", " : "", nameLink(n, g.pages && g.pages[s])])),
-          h("td", { "data-label": t("web.replay.col.ended") }, g.ended_at ? new Date(g.ended_at).toLocaleString() : ""),
+          h("td", { "data-label": t("web.replay.col.ended") }, g.ended_at ? when(g.ended_at) : ""),
           h("td", { "data-label": t("web.replay.col.result") }, g.result ? winners(g) : has(`web.replay.status.${g.status}`) ? t(`web.replay.status.${g.status}`) : g.status),
           h("td", {}, h("a", { href: `/replay/${g.id}`, class: "button", "aria-label": t("web.replay.replay_label", { names: g.names.join(", ") }) }, t("web.replay.replay_button"))))))))
         : h("p", {}, t("web.replay.none"))].filter(Boolean));
@@ -342,7 +342,7 @@ export function renderReplay(main, gameId) {
     analysis = analysisPanel({ gameId, replay, show, moveButtons, board: boardBox });
     clear(main).appendChild(h("section", { class: "table-page replay" },
       h("div", { class: "table-head" }, h("h1", {}, t("web.replay.heading", { title })),
-        h("p", { class: "small muted" }, names.map((n, s) => [s ? ", " : "", nameLink(n, pages[s], false, (detail.seats_detail || [])[s]?.kind === "person" ? "person" : "bot")]), ` · ${has(`web.replay.status.${detail.status}`) ? t(`web.replay.status.${detail.status}`) : detail.status}${detail.ended_at ? " · " + new Date(detail.ended_at).toLocaleString() : ""}. ${t(cu ? "web.replay.over_hands" : "web.replay.over_notes")}`),
+        h("p", { class: "small muted" }, names.map((n, s) => [s ? ", " : "", nameLink(n, pages[s], false, (detail.seats_detail || [])[s]?.kind === "person" ? "person" : "bot")]), ` · ${has(`web.replay.status.${detail.status}`) ? t(`web.replay.status.${detail.status}`) : detail.status}${detail.ended_at ? " · " + when(detail.ended_at) : ""}. ${t(cu ? "web.replay.over_hands" : "web.replay.over_notes")}`),
         controls, h("div", { class: "scrub-row" }, h("label", { for: "scrub" }, t("web.replay.move_label")), scrub, linkHere), jumps, stepText,
         h("p", { class: "small muted keys-help" }, t(cu ? "web.replay.keys_trick" : "web.replay.keys_turn"))),
       // board, value graph and move list in one view: the analysis beside the board (on a phone

@@ -1,7 +1,7 @@
 // The standings page of a tournament: /tournaments/ID. Reads /api/tournaments/ID, its standings
 // and games, and refreshes every few seconds until the standings are frozen.
 
-import { loadLanguage, languages, lang, setLanguage, t } from "./i18n.js";
+import { loadLanguage, languages, lang, setLanguage, t, num as number, when } from "./i18n.js";
 import { httpRefusal } from "./errors.js";
 
 const main = document.getElementById("main");
@@ -17,9 +17,15 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-const pct = (x) => (x === null || x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
-const num = (x, signed = false) =>
-  x === null || x === undefined ? "–" : `${signed && x > 0 ? "+" : ""}${x.toFixed(1)}`;
+// numbers as the person writes them (Intl, the page's language): a share as a percentage with
+// one decimal, a value with one decimal (with its sign when asked), a mean place with two
+const ONE = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+const PCT = { style: "percent", ...ONE };
+const SIGNED = { signDisplay: "exceptZero", ...ONE };
+const TWO = { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+const none = (x) => x === null || x === undefined;
+const pct = (x) => (none(x) ? "–" : number(x, PCT));
+const num = (x, signed = false) => (none(x) ? "–" : number(x, signed ? SIGNED : ONE));
 const interval = (lo, hi, fmt) => (lo === null || lo === undefined ? "" : `[${fmt(lo)}, ${fmt(hi)}]`);
 
 async function getJSON(path) {
@@ -49,7 +55,7 @@ function standingsTable(table) {
       el("td", {}, pct(r.win_share), " ", el("span", { class: "ci" }, interval(r.win_share_low, r.win_share_high, pct))),
       el("td", {}, num(r.score.mean), " ", el("span", { class: "ci" }, interval(r.score.low, r.score.high, num))),
       el("td", {}, num(r.vs_field.mean, true), " ", el("span", { class: "ci" }, interval(r.vs_field.low, r.vs_field.high, (x) => num(x, true)))),
-      el("td", {}, r.mean_place === null ? "–" : r.mean_place.toFixed(2)),
+      el("td", {}, r.mean_place === null ? "–" : number(r.mean_place, TWO)),
       el("td", {}, r.faults), el("td", {}, r.bans)));
   }
   return el("div", { class: "t-scroll", tabindex: "0", role: "region", "aria-label": t("web.tournament.standings") },
@@ -62,7 +68,7 @@ function entrantsTable(info) {
   const body = el("tbody");
   for (const e of info.entrants) {
     let standing = t("web.tournament.good_standing");
-    if (e.sanction_active === "suspended") standing = t("web.tournament.suspended_until", { until: new Date(e.sanction_until).toLocaleString(lang) });
+    if (e.sanction_active === "suspended") standing = t("web.tournament.suspended_until", { until: when(e.sanction_until) });
     else if (e.sanction_active) standing = t(`web.tournament.sanction.${e.sanction_active}`);
     else if (e.suspended) standing = t("web.tournament.suspended_faults");
     body.append(el("tr", { "data-entrant": e.name, "data-presence": e.presence },

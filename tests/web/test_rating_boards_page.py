@@ -49,7 +49,10 @@ def test_a_rated_one_round_match_is_on_a_board_the_leaderboard_offers(
     figure = page.locator("figure.chart-figure")
     figure.wait_for()
     assert "first rated game" in figure.locator("figcaption").inner_text()
-    day = page.evaluate("() => new Date().toLocaleDateString()")
+    # the date in the page's language (Intl), as the browser writes today's date in it
+    day = page.evaluate(
+        "() => new Intl.DateTimeFormat(document.documentElement.lang).format(new Date())"
+    )
     texts = figure.evaluate(
         "(f) => [...f.querySelectorAll('svg text.axis')].map((t) => t.textContent)"
     )

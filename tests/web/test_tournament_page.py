@@ -1,12 +1,15 @@
 """The standings page of a tournament in Chromium: it renders the live and then the final
 standings with their 95% intervals, the games with replay links, passes axe-core (no serious or
-critical violation), and its archive link downloads a zip whose records all re-simulate."""
+critical violation), and its archive link downloads a zip whose records all re-simulate; switched
+to German in an English browser, its numbers are written the German way (``45,0 %``, a decimal
+comma: Intl in the page's language, not ``toFixed``'s dot nor the browser's language)."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import json
+import re
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -98,6 +101,17 @@ def test_standings_page_and_archive(organised: WebServer, browser: Any) -> None:
         for line in z.read("records.jsonl").decode().splitlines():
             assert verify(Record.from_json(json.loads(line)["record"]))[0]
         assert "page-ann" in z.read("standings.csv").decode()
+        # the page's language, not the browser's (en-US): German numbers, decimal commas
+        english = rows.first.locator("td").nth(3).inner_text()
+        assert re.search(r"\d\.\d%", english), english
+        page.locator("#lang-switch").select_option("de")
+        page.get_by_role("heading", name="Endstand").wait_for()
+        cells = page.locator(".t-table").first.locator("tbody tr").first.locator("td")
+        share, mean, place = cells.nth(3).inner_text(), cells.nth(4).inner_text(), cells.nth(6)
+        assert re.search(r"\d,\d\s%", share) and "." not in share, share
+        assert re.fullmatch(r"-?\d{1,3}(?:\.\d{3})*,\d", mean.split()[0]), mean  # 1.234,5
+        assert re.fullmatch(r"\d,\d\d", place.inner_text()), place.inner_text()
+        shot_pair(tab, "tournament-de")
         assert not tab.errors, tab.errors
     finally:
         page.context.close()

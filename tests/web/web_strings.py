@@ -7,8 +7,9 @@ class, a role, a type, a selector, a storage key, a ``case`` label, a comparison
 (``t("web.…")``)… A number or a moment written by hand (``x.toFixed(1)``, ``toLocaleString()``)
 counts too: it reads "9.0" in German and the browser's language, not the page's; numbers people
 read go through ``num()`` and moments through ``when()`` (``static/i18n.js``, Intl in the page's
-language), and only an SVG coordinate (:data:`COORDINATE`) keeps ``toFixed``. In HTML every text node and every ``title``, ``aria-label``, ``placeholder``
-and ``alt`` counts, except on an element whose text the catalog fills (``data-i18n``).
+language), and only an SVG coordinate (:data:`COORDINATE`) keeps ``toFixed``.
+In HTML every text node and every ``title``, ``aria-label``, ``placeholder`` and ``alt`` counts,
+except on an element whose text the catalog fills (``data-i18n``).
 """
 
 from __future__ import annotations

@@ -68,6 +68,8 @@ def test_the_pending_pages_still_hold_english() -> None:
         "const pct = (x) => `${(100 * x).toFixed(1)}%`;",
         'svg("title", {}, t("web.x", { r: p.r.toFixed(2), at: new Date(p.t).toLocaleString() }))',
         'h("td", {}, new Date(g.ended_at).toLocaleDateString())',
+        # one English word joining two values (the rating chart's point before the catalogs)
+        'svg("title", {}, `${s.name}: ${rating} at ${moment}`)',
     ],
 )
 def test_the_check_finds_english_where_it_is(line: str) -> None:
@@ -86,6 +88,7 @@ def test_the_check_finds_english_where_it_is(line: str) -> None:
         'svg("circle", { cx: x(p.t).toFixed(1), cy: y(p.r).toFixed(1), r: 3 })',
         'list.map(([px, py], i) => `${i ? "L" : "M"}${px.toFixed(1)},${py.toFixed(1)}`)',
         'h("td", {}, num(r.rating, TWO), new Date(t).toLocaleString(lang))',
+        'h("span", { class: `note n${v} other ${extra}` }, `${a}, ${b}`)',
     ],
 )
 def test_the_check_leaves_codes_alone(line: str) -> None:

@@ -59,6 +59,8 @@ ALLOWED = {
     "Nederlands",
     "Italiano",
 }
+#: one lowercase word between two values of a template literal
+JOINING = re.compile(r"\}\s+[a-zà-ÿ]{2,}\s+\$\{")
 #: a class list, or a CSS value: codes however they read
 CODE_TEXT = re.compile(r"^[a-z0-9 _.-]*$")
 #: a literal placed as a class (also behind a ternary), a constant's value, an object's key
@@ -174,7 +176,9 @@ def _literals(source: str) -> list[tuple[int, int, str]]:
 def scan_js(name: str, source: str) -> list[Finding]:
     found = []
     for start, _end, text in _literals(source):
-        if not WORDS.search(text):
+        # a word between two values of a template (`${name}: ${rating} at ${when}`): a sentence
+        joins = source[start] == "`" and JOINING.search(source[start:_end])
+        if not WORDS.search(text) and not joins:
             continue
         if all(w in ALLOWED for w in re.findall(r"[A-Za-z.]{2,}", text)):
             continue
@@ -190,7 +194,7 @@ def scan_js(name: str, source: str) -> list[Finding]:
         # one or two lowercase words ("muted small"): a class list, unless it stands where text
         # goes (a child of h() after its attributes, a branch of a ternary)
         lowercase_pair = CODE_TEXT.search(text) and len(text.split()) <= 2
-        if lowercase_pair and not re.search(r"(?:[?:]|[})]\s*,)\s*$", before):
+        if lowercase_pair and not joins and not re.search(r"(?:[?:]|[})]\s*,)\s*$", before):
             continue
         found.append(Finding(name, source.count("\n", 0, start) + 1, text))
     return found + _server_english(name, source) + _by_hand(name, source)

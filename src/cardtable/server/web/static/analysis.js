@@ -15,22 +15,20 @@
 // panel.update(position).
 
 import { h, svg, clear, getJSON } from "./dom.js";
-import { t, has, lang, num, say } from "./i18n.js";
+import { t, has, num, say } from "./i18n.js";
 
 const POLL_MS = 500;
 
 // numbers as the person writes them (Intl, in the page's language): a chance as a percentage
 // with one decimal, a value with one decimal, a margin with its sign
-const formats = new Map();
-function format(name, options) {
-  const key = `${lang} ${name}`;
-  if (!formats.has(key)) formats.set(key, new Intl.NumberFormat(lang, options));
-  return formats.get(key);
-}
-const pct = (x) => format("pct", { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(x);
-const axisPct = (x) => format("axis", { style: "percent", maximumFractionDigits: 0 }).format(x);
-const one = (x) => format("one", { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(x);
-const signed = (x) => format("signed", { minimumFractionDigits: 1, maximumFractionDigits: 1, signDisplay: "exceptZero" }).format(x);
+const ONE = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+const PCT = { style: "percent", ...ONE };
+const AXIS = { style: "percent", maximumFractionDigits: 0 };
+const SIGNED = { signDisplay: "exceptZero", ...ONE };
+const pct = (x) => num(x, PCT);
+const axisPct = (x) => num(x, AXIS);
+const one = (x) => num(x, ONE);
+const signed = (x) => num(x, SIGNED);
 /**
  * The analysis with its answers and mistake kinds in the person's words: the server sends each
  * in no language beside its English (`taken_words` beside `taken_label`, a candidate's `words`

@@ -30,6 +30,7 @@ import argparse
 import pathlib
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -196,11 +197,18 @@ def _timed_venv(base: Any) -> Any:
 
 
 def build(
-    settings: dict[str, Any], envs: int, n_steps: int, out: pathlib.Path | None = None
+    settings: dict[str, Any],
+    envs: int,
+    n_steps: int,
+    out: pathlib.Path | None = None,
+    env: Callable[[int], gymnasium.Env[np.ndarray, int]] | None = None,
 ) -> tuple[Any, Any, Any]:
     """The MaskablePPO model, its ``VecNormalize`` and the timing wrapper (see
     :func:`_timed_venv`) for ``settings`` (a preset's keys), with ``envs`` environments of
-    ``n_steps`` each per rollout; loaded from ``out`` where a run left a model there."""
+    ``n_steps`` each per rollout; loaded from ``out`` where a run left a model there. ``env``
+    builds the ``i``-th environment (default: a :class:`FlatSeatEnv` of ``settings``); the
+    learning rate and entropy coefficient are ``settings``' ``learning_rate`` and ``ent_coef``
+    where given (3e-4, 0.01)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.monitor import Monitor
@@ -209,17 +217,18 @@ def build(
     torch.set_num_threads(1)
     rules = settings["rules"].split(",")
 
-    def make(i: int) -> Any:
-        return lambda: Monitor(
-            FlatSeatEnv(
-                rules,
-                settings["seats"],
-                settings["p_heuristic"],
-                settings["p_self"],
-                settings["seed"] + i,
-                settings["reward"],
-            )
+    def flat(i: int) -> gymnasium.Env[np.ndarray, int]:
+        return FlatSeatEnv(
+            rules,
+            settings["seats"],
+            settings["p_heuristic"],
+            settings["p_self"],
+            settings["seed"] + i,
+            settings["reward"],
         )
+
+    def make(i: int) -> Any:
+        return lambda: Monitor((env or flat)(i))
 
     timed = _timed_venv(DummyVecEnv([make(i) for i in range(envs)]))
     venv: Any
@@ -231,13 +240,13 @@ def build(
     model = MaskablePPO(
         "MlpPolicy",
         venv,
-        learning_rate=3e-4,
+        learning_rate=settings.get("learning_rate", 3e-4),
         n_steps=n_steps,
         batch_size=256,
         n_epochs=5,
         gamma=settings["gamma"],
         gae_lambda=0.95,
-        ent_coef=0.01,
+        ent_coef=settings.get("ent_coef", 0.01),
         policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}},
         seed=settings["seed"],
         device="cpu",

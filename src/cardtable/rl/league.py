@@ -227,8 +227,8 @@ def main(argv: list[str] | None = None) -> None:
     resumed = (out / "model.zip").exists()
     if resumed and (out / "pool.json").exists():
         state = json.loads((out / "pool.json").read_text())
-        weights = {n: dict(np.load(out / f"chunk-{n[5:]}.npz")) for n in state["snapshots"]}
-        pool.restore(state, weights)
+        saved = {n: dict(np.load(out / f"chunk-{n[5:]}.npz")) for n in state["snapshots"]}
+        pool.restore(state, saved)
 
     def env(i: int) -> LeagueEnv:
         return LeagueEnv(pool, rules, settings["seed"] + i, settings["reward"])

@@ -21,7 +21,9 @@ The opponents of an episode are drawn: three heuristic bots (``--p-heuristic``),
 the policy itself from earlier chunks (``--p-self``; before the first snapshot, heuristic), else a
 mix of heuristic and random bots. ``--reward`` picks the terminal reward
 (:mod:`cardtable.rl.rewards`: ``rank``, ``score`` — the learner's score minus the table's mean,
-per 1,000 — or ``win``), ``--gamma`` the discount.
+per 1,000 — or ``win``), ``--gamma`` the discount. A successor trained by league self-play
+(snapshots, ``learned``, ``heuristic`` and ``expert``, drawn by win rate):
+:mod:`cardtable.rl.league`.
 """
 
 from __future__ import annotations

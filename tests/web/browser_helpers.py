@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import tempfile
 import threading
@@ -747,3 +748,16 @@ def random_cunegonda_match(db_dir: Path, name: str) -> Iterator[tuple[WebServer,
     ) as web:
         reports = play_as_registered_bot(web, name, "random", game="cunegonda", rules="standard")
         yield web, reports[0].game_id, reports[0].seat
+
+
+def shows_number(text: str, value: float, places: int = 2) -> bool:
+    """Whether ``text`` (an English page's) shows ``value`` rounded to ``places`` decimals.
+
+    The page formats with the browser's ``Intl.NumberFormat``, which rounds the shortest decimal
+    form of a float half away from zero (3.0049999999999999 is "3.005", shown "3.01"), where
+    Python's ``f"{x:.2f}"`` rounds its exact binary value ("3.00"); and two server answers may
+    hold the same rating computed in two ways, a last bit apart. So any number within half a unit
+    of the last place (and a hair) counts; a wrong value still fails."""
+    half = 0.5 * 10**-places + 1e-9
+    numbers = re.findall(r"[-−]?\d[\d,]*\.\d+|[-−]?\d[\d,]*", text)
+    return any(abs(float(n.replace(",", "").replace("−", "-")) - value) <= half for n in numbers)

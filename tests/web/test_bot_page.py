@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import Tab, WebServer, open_tab, play_as_registered_bot, run_server, shot
+from browser_helpers import (
+    Tab,
+    WebServer,
+    open_tab,
+    play_as_registered_bot,
+    run_server,
+    shot,
+    shows_number,
+)
 
 from cardtable.cli import main
 from loopback import LOOPBACK
@@ -151,7 +159,7 @@ def test_bot_page_and_the_seat_view_at_a_fault(
         page.wait_for_url(f"**/bots/{NAME}")
         page.locator(".bot-page h1", has_text=NAME).wait_for()
         board = page.locator("table.bot-ratings tr[data-board='kuhhandel/classic']")
-        assert f"{rating['rating']:.2f}" in board.locator("td.rating").inner_text()
+        assert shows_number(board.locator("td.rating").inner_text(), rating["rating"])
         row = page.locator(f"table.bot-games tr[data-game='{game_id}']")
         place = row.locator("td.place").inner_text()
         assert place.startswith(f"{_ordinal(game['place'])} of 4")

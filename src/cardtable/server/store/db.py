@@ -976,7 +976,9 @@ class Store:
             {
                 "name": r.name,
                 "kind": r.kind,
-                "rating": round(rating_math.conservative(r.mu, r.sigma), 3),
+                # not rounded: the page rounds once, to 2 places (3.0045 rounded to 3.005 first
+                # read 3.01)
+                "rating": rating_math.conservative(r.mu, r.sigma),
                 "mu": round(r.mu, 3),
                 "sigma": round(r.sigma, 3),
                 "games": r.games,

@@ -41,16 +41,26 @@ NAME = "student"
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebServer, list[str]]]:
-    with run_server(
-        tmp_path_factory.mktemp("review"),
-        house_bots={"cunegonda": "random"},
-        fallback_bot={"cunegonda": "random"},
-        analysis_worlds=4,
-    ) as web:
-        reports = play_as_registered_bot(
-            web, NAME, "random", game="cunegonda", rules="short", games=2
-        )
-        yield web, [r.game_id for r in reports]
+    """A server where the bot played two random games with at least one clear mistake: the
+    deals are random, and now and then two short games of a random bot hold none (a fresh-clone
+    run beside stress: "assert 0 > 0"). The command line's analysis (same budget and seed as the
+    server's) tells before the test; then the games are played again on a new server (at most
+    four times), so the page's mistakes are always there to check."""
+    for _attempt in range(4):
+        with run_server(
+            tmp_path_factory.mktemp("review"),
+            house_bots={"cunegonda": "random"},
+            fallback_bot={"cunegonda": "random"},
+            analysis_worlds=4,
+        ) as web:
+            reports = play_as_registered_bot(
+                web, NAME, "random", game="cunegonda", rules="short", games=2
+            )
+            game_ids = [r.game_id for r in reports]
+            if _cli_summary(web, game_ids, tmp_path_factory.mktemp("check"))["mistakes"] > 0:
+                yield web, game_ids
+                return
+    pytest.fail("four times two random games without a clear mistake")
 
 
 def _cli_summary(web: WebServer, game_ids: list[str], folder: Path) -> dict[str, Any]:

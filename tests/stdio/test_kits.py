@@ -11,13 +11,15 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from stdio_games import KITS
-from test_server import play_ranked, server  # noqa: F401 (the fixture)
+from test_server import play_ranked
 
-from server.wire import RunningServer
+from patience import patience
+from server.wire import RunningServer, db_url, fast_settings, running_server
 
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
 
@@ -80,14 +82,23 @@ def test_a_kit_plays_whole_games_in_the_arena_with_no_fault(
         assert entry["faults"]["decisions"] == 0 and not entry["faults"]["by_category"], entry
 
 
+@pytest.fixture
+def kit_server(tmp_path: Path) -> Iterator[RunningServer]:
+    """A fresh server whose deadlines a starting program meets: 4 s and a 4 s bank on an idle
+    machine, scaled by the load (a Node kit was late at 3.8 s beside stress --cpu 2 with four
+    test workers; what is tested here is that a kit plays without a fault, not its speed)."""
+    ms = int(patience(4.0) * 1000)
+    settings = fast_settings(db_url(tmp_path), deadline_ms=ms, time_bank_ms=ms)
+    with running_server(settings) as running:
+        yield running
+
+
 @pytest.mark.parametrize("lang", ["c", "node", "rust"])
 def test_a_kit_plays_a_ranked_game_on_a_server_with_no_fault(
-    lang: str,
-    request: pytest.FixtureRequest,
-    server: RunningServer,  # noqa: F811 (the fixture)
+    lang: str, request: pytest.FixtureRequest, kit_server: RunningServer
 ) -> None:
     command = str(request.getfixturevalue(f"{lang}_bot"))
-    done = play_ranked(server, f"{lang}kit", command)
+    done = play_ranked(kit_server, f"{lang}kit", command)
     assert done.returncode == 0, done.stderr
     assert "1 games:" in done.stdout and "0 faults" in done.stdout, done.stdout
 

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from cardtable.rl.learned import LearnedBot, weights_path
-from cardtable.rl.train import ENVS, ROLLOUT, FlatSeatEnv, build, export
+from cardtable.rl.train import ENVS, ROLLOUT, FlatSeatEnv, build, save_chunk
 
 #: The fixed entries of the pool (``--expert`` replaces the expert's reference).
 FIXED = ("heuristic", "expert:iterations=32", "learned")
@@ -255,11 +255,7 @@ def main(argv: list[str] | None = None) -> None:
                 reset_num_timesteps=False,
             )
             chunk += 1
-            weights = export(model, venv, rules, settings["seats"])
-            np.savez(out / f"chunk-{chunk:04d}.npz", **weights)  # type: ignore[arg-type]
-            np.savez(out / "latest.npz", **weights)  # type: ignore[arg-type]
-            model.save(str(out / "model.zip"))
-            venv.save(str(out / "vecnormalize.pkl"))
+            weights = save_chunk(model, venv, out, chunk, rules, settings["seats"])
             pool.add_snapshot(f"self-{chunk:04d}", weights)
             (out / "pool.json").write_text(json.dumps(pool.state()) + "\n")
             cpu = time.process_time() - c0

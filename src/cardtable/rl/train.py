@@ -102,6 +102,19 @@ class FlatSeatEnv(gymnasium.Env[np.ndarray, int]):
         return self.env.action_masks()
 
 
+def save_chunk(
+    model: Any, venv: Any, out: pathlib.Path, chunk: int, rules: list[str], seats: int
+) -> dict[str, np.ndarray]:
+    """After a chunk of training: the policy's weights (``chunk-NNNN.npz`` and ``latest.npz``),
+    the model and the observation statistics, in ``out``; the weights are returned."""
+    weights = export(model, venv, rules, seats)
+    np.savez(out / f"chunk-{chunk:04d}.npz", **weights)  # type: ignore[arg-type]
+    np.savez(out / "latest.npz", **weights)  # type: ignore[arg-type]
+    model.save(str(out / "model.zip"))
+    venv.save(str(out / "vecnormalize.pkl"))
+    return weights
+
+
 def export(model: Any, venv: Any, rules: list[str], seats: int) -> dict[str, np.ndarray]:
     """The numpy weights of ``model``'s policy network (:class:`cardtable.rl.learned`), with the
     observation layout it was trained on (``layout``, ``rules``)."""
@@ -327,11 +340,7 @@ def main(argv: list[str] | None = None) -> None:
                 size = min(size, settings["steps"] - model.num_timesteps)
             model.learn(size, reset_num_timesteps=False)
             chunk += 1
-            weights = export(model, venv, rules, settings["seats"])
-            np.savez(out / f"chunk-{chunk:04d}.npz", **weights)  # type: ignore[arg-type]
-            np.savez(out / "latest.npz", **weights)  # type: ignore[arg-type]
-            model.save(str(out / "model.zip"))
-            venv.save(str(out / "vecnormalize.pkl"))
+            weights = save_chunk(model, venv, out, chunk, rules, settings["seats"])
             snapshots = (snapshots + [weights])[-5:]
             venv.env_method("set_snapshots", snapshots)
             cpu = time.process_time() - c0

@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from cardtable.protocol import dumps
+from cardtable.server.cluster_ends import hold_ends
 from cardtable.server.cluster_people import PeopleRelay
 from cardtable.server.compat.relay import KhRelays, RelayedBotConnection
 from cardtable.server.config import redacted_url as redacted
@@ -176,6 +177,7 @@ class Cluster:
         self._tasks: list[asyncio.Task[Any]] = []
         self._alive: dict[str, float] = {}  # run -> monotonic time it was last checked alive
         self.leader = False
+        self.held = False  # the test hook of cluster_ends.py: nothing more is published
         self.reaped = 0
         self._entries: dict[str, dict[str, Any]] = {}  # the leader's last read of the queues
         self._ratings: dict[str, float] = {}  # queued identity -> its rating when it joined
@@ -254,6 +256,8 @@ class Cluster:
     async def _publisher(self) -> None:
         while True:
             first = await self._out.get()
+            if self.held:
+                await asyncio.Future()  # as if killed (cluster_ends.py)
             ops = [first]
             while not self._out.empty() and len(ops) < 512:
                 ops.append(self._out.get_nowait())
@@ -947,6 +951,7 @@ class Cluster:
 
     def table_ended(self, table: Table) -> None:
         game = table.id
+        self.held = self.held or hold_ends(game)
         self.later("hdel", f"{self.p}:tables", game)
         running = self.load() - int(game in self.hub.tables)
         self.later("hset", f"{self.p}:load", self.run, str(running))

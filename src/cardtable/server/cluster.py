@@ -40,8 +40,8 @@ sends them what it sends every spectator, public events only.
 ``lease_ms / 2``: the games still ``running`` in the database whose process has no lease are
 marked aborted (``UPDATE ... WHERE status = 'running'``: never twice, and never a game whose end
 was committed), as having ended when that process was last seen; every process is told, and the
-clients seated in those games through another process get ``game_end`` with the aborted result
-(after the commit).
+clients seated in those games through another process get ``game_end`` with the stored result
+(after the commit): aborted, or finished if its end was committed first (cluster_ends.py).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from cardtable.protocol import dumps
-from cardtable.server.cluster_ends import hold_ends
+from cardtable.server.cluster_ends import game_end, hold_ends, stored_ends
 from cardtable.server.cluster_people import PeopleRelay
 from cardtable.server.compat.relay import KhRelays, RelayedBotConnection
 from cardtable.server.config import redacted_url as redacted
@@ -362,10 +362,12 @@ class Cluster:
             pipe.hdel(f"{self.p}:load", run)
             await pipe.execute()
             games = sorted(set(ids) | set(gone))
-            log.warning("cluster: process %s is gone; aborted its games %s", run, ids)
+            # a game whose end it committed is told as stored, never aborted (cluster_ends.py)
+            ended = await loop.run_in_executor(hub.db_executor, stored_ends, hub.store, games)
+            log.warning("cluster: process %s is gone; aborted %s, finished %s", run, ids, ended)
             self.reaped += len(ids)
             reaped.extend(ids)
-            message = {"op": "reaped", "run": run, "games": games}
+            message = {"op": "reaped", "run": run, "games": games, "ended": ended}
             self._on_reaped(message)
             self._out.put_nowait(("message", f"{self.p}:all", message))
         return reaped
@@ -505,35 +507,21 @@ class Cluster:
         self.relays.pop((relay.run, relay.cid), None)
 
     def _on_reaped(self, m: Mapping[str, Any]) -> None:
-        """Process ``m['run']`` is gone: its games were aborted (committed) and its clients
-        connected here learn it; its clients' seats on this process's tables are detached."""
-        games = set(m["games"])
+        """Process ``m['run']`` is gone: its games were aborted (committed) or had ended, and
+        its clients connected here learn the stored end (``ended``: the finished ones); its
+        clients' seats on this process's tables are detached."""
+        games, ended = set(m["games"]), m.get("ended") or {}
         self.kh.reaped(m["run"])
-        result = {
-            "termination": "aborted",
-            "scores": [],
-            "places": [],
-            "reason": "the server process running the game stopped",
-            "details": {},
-        }
         for cid, session in list(self.sessions.items()):
             member = session.member
             if member is not None:
                 for game in list(self.routes.get(member.key, {})):
                     if game in games:
-                        session.send(
-                            {
-                                "type": "game_end",
-                                "game_id": game,
-                                "result": result,
-                                "record_url": f"/api/games/{game}/record",
-                                "rated": True,
-                            }
-                        )
+                        session.send(game_end(game, ended))
                         self._drop_route(session, game)
             watched = self.watching.get(cid)
             if watched is not None and watched[0] in games:
-                session.send({"type": "game_end", "game_id": watched[0], "result": result})
+                session.send(game_end(watched[0], ended))
                 del self.watching[cid]
         for (run, _cid), relay in list(self.relays.items()):
             if run == m["run"]:

@@ -919,6 +919,19 @@ class Store:
             ).all()
             return [str(r.id) for r in rows]
 
+    def finished_results(self, game_ids: Sequence[str]) -> dict[str, tuple[dict[str, Any], bool]]:
+        """The stored result and ``rated`` of those of ``game_ids`` that are ``finished`` (a
+        game aborted, still running or never stored is not there)."""
+        if not game_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(games.c.id, games.c.result_json, games.c.rated).where(
+                    games.c.id.in_(list(game_ids)), games.c.status == "finished"
+                )
+            ).all()
+        return {str(r.id): (json.loads(r.result_json), bool(r.rated)) for r in rows}
+
     def running_instances(self) -> list[str]:
         """The processes that have games ``running`` in the database."""
         with self.engine.connect() as conn:

@@ -7,8 +7,9 @@ actions (wrong seat types, a seat out of range, an illegal kind) with their exce
 message, every event, the result and the record. Two engines with the same fingerprint play the
 same games and refuse the same actions with the same words.
 
-``python tests/games/kuhhandel/fingerprint.py [--games N]`` prints the hash;
-tests/games/kuhhandel/test_compiled.py compares the plain and the compiled build with it.
+``python tests/games/kuhhandel/fingerprint.py [--games N] [--part K/N]`` prints the hash (of
+every game, or of the K-th of N parts); tests/games/kuhhandel/test_compiled.py compares the plain
+and the compiled build with it, part by part.
 """
 
 from __future__ import annotations
@@ -92,17 +93,26 @@ def play(h: Any, rules: Any, seats: int, seed: int, mix: str) -> None:
     _line(h, "record", game.record().to_json())
 
 
-def fingerprint(games: int = 4, expert: int = 1) -> str:
+def games_of(games: int = 4, expert: int = 1) -> list[tuple[str, Any, int, int, str]]:
+    """Every game the fingerprint plays, in order: (table, rules, seats, seed, bot mix)."""
+    listed = [
+        (name, rules, seats, seed, mix)
+        for name, rules, seats in TABLES
+        for seed in range(games)
+        for mix in ("random", "mixed")
+    ]
+    # the presets, with an expert (slower)
+    listed += [(name, r, s, seed, "expert") for name, r, s in TABLES[:4] for seed in range(expert)]
+    return listed
+
+
+def fingerprint(games: int = 4, expert: int = 1, part: int = 0, parts: int = 1) -> str:
+    """The hash of every game (``parts`` > 1: of every ``parts``-th game from the ``part``-th,
+    so that the parts together play each game once)."""
     h = hashlib.sha256()
-    for name, rules, seats in TABLES:
-        for seed in range(games):
-            for mix in ("random", "mixed"):
-                _line(h, "game", name, seed, mix)
-                play(h, rules, seats, seed, mix)
-    for name, rules, seats in TABLES[:4]:  # the presets, with an expert (slower)
-        for seed in range(expert):
-            _line(h, "game", name, seed, "expert")
-            play(h, rules, seats, seed, "expert")
+    for name, rules, seats, seed, mix in games_of(games, expert)[part::parts]:
+        _line(h, "game", name, seed, mix)
+        play(h, rules, seats, seed, mix)
     return h.hexdigest()
 
 
@@ -110,8 +120,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4, help="seeds per table and bot mix")
     parser.add_argument("--expert", type=int, default=1, help="seeds per preset with an expert")
+    parser.add_argument("--part", default="1/1", help="K/N: only every N-th game from the K-th")
     args = parser.parse_args()
-    print(fingerprint(args.games, args.expert))
+    part, parts = (int(n) for n in args.part.split("/"))
+    print(fingerprint(args.games, args.expert, part - 1, parts))
 
 
 if __name__ == "__main__":

@@ -9,16 +9,23 @@ compiled, the behaviour fingerprints (requests, observations, refusals, events, 
 over every rule set, with random, heuristic and expert bots; ``fingerprint.py`` and Cunegonda's)
 equal the plain build's, and the engines' own tests (Kuhhandel and Cunegonda) pass. Skipped, with
 the reason, where the build cannot be made (no C compiler, no Python headers, no mypyc).
+
+One build per run: the pytest-xdist workers share it (the first to need it makes it, under a
+lock, the others wait for it), so the tests spread over the workers: the engines' tests run in
+groups (each Hypothesis state machine alone, then every other file) and the Kuhhandel fingerprint
+in parts (every game is in one part), each build's in its own process at the same time.
 """
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +33,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
-#: one build per run: every test of this module runs in the same pytest-xdist worker
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600), pytest.mark.xdist_group("compiled")]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+#: The engines' own tests, one pytest run per group: these files alone (the state machines take
+#: most of the time), then every other file of both engines' folders (so a new one is run too).
+ALONE = {
+    "kuhhandel-properties": HERE / "test_properties.py",
+    "cunegonda-properties": HERE.parent / "cunegonda" / "test_cunegonda_properties.py",
+}
+#: The Kuhhandel fingerprint's parts (``fingerprint.py --part K/N``): each game is in one part.
+FINGERPRINT_PARTS = 2
 
 
 def _modules() -> list[str]:
@@ -48,20 +62,29 @@ def _build_script() -> Any:
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The compiled build, made by the set-up `make run` uses (tools/build_engine.py)."""
+    """The compiled build, made by the set-up `make run` uses (tools/build_engine.py), once for
+    all the run's pytest-xdist workers (in the directory they share)."""
     build = _build_script()
     reason = build.why_not()
     if reason:
         pytest.skip(f"cannot build the compiled engine here: {reason}")
-    tmp = tmp_path_factory.mktemp("compiled")
-    site = tmp / "site"
-    made = ROOT / "build" / "compiled"
-    if (made / build.STAMP).exists():
-        # `make test` runs the set-up first (`make engine`): start from its build, which the
-        # set-up below keeps only if its stamp is the checkout's engine sources, else compiles
-        shutil.copytree(made, site, symlinks=True)
-    code = build.main([str(site), "--wheels", str(tmp / "wheels"), "--strict"])
-    assert code == 0, (tmp / "engine-build.log").read_text()[-3000:]
+    base = tmp_path_factory.getbasetemp()
+    tmp = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "compiled-engine"
+    tmp.mkdir(exist_ok=True)
+    site, outcome = tmp / "site", tmp / "exit-status"
+    with open(tmp / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed: a worker that made it or failed
+        if not outcome.exists():
+            made = ROOT / "build" / "compiled"
+            if (made / build.STAMP).exists():
+                # `make test` runs the set-up first (`make engine`): start from its build, which
+                # the set-up below keeps only if its stamp is the checkout's engine sources, else
+                # compiles
+                shutil.copytree(made, site, symlinks=True)
+            code = build.main([str(site), "--wheels", str(tmp / "wheels"), "--strict"])
+            outcome.write_text(f"{code}\n")
+    log = tmp / "engine-build.log"
+    assert outcome.read_text().strip() == "0", log.read_text()[-3000:] if log.exists() else ""
     return site
 
 
@@ -70,6 +93,16 @@ def _run(pythonpath: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
     )
+
+
+def _run_both(
+    compiled: Path, *args: str
+) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    """The same command run with the plain build and with the compiled one, at the same time."""
+    with ThreadPoolExecutor(2) as pool:
+        plain = pool.submit(_run, ROOT / "src", *args)
+        fast = pool.submit(_run, compiled, *args)
+        return plain.result(), fast.result()
 
 
 def test_the_listed_modules_load_compiled(compiled: Path) -> None:
@@ -95,14 +128,18 @@ def test_the_listed_modules_load_compiled(compiled: Path) -> None:
     assert plain.stdout.strip() == "pure Python", plain.stderr
 
 
-def test_compiled_engine_plays_and_refuses_exactly_like_plain_python(compiled: Path) -> None:
+@pytest.mark.parametrize(
+    "part", [f"{k}/{FINGERPRINT_PARTS}" for k in range(1, FINGERPRINT_PARTS + 1)]
+)
+def test_compiled_engine_plays_and_refuses_exactly_like_plain_python(
+    compiled: Path, part: str
+) -> None:
     """Same fingerprint: every request, observation, refusal (also of a seat ``"x"``, ``True``
     or ``1.0``, which a typed compiled boundary would otherwise handle differently), event,
     result and record of the same games, with the random, heuristic and expert bots (whose
-    playouts run the compiled ``bots/sim.py``)."""
+    playouts run the compiled ``bots/sim.py``); each part plays its share of the games."""
     script = str(HERE / "fingerprint.py")
-    plain = _run(ROOT / "src", script, "--games", "3")
-    fast = _run(compiled, script, "--games", "3")
+    plain, fast = _run_both(compiled, script, "--games", "3", "--part", part)
     assert plain.returncode == 0, plain.stderr
     assert fast.returncode == 0, fast.stderr
     assert len(plain.stdout.strip()) == 64
@@ -112,8 +149,7 @@ def test_compiled_engine_plays_and_refuses_exactly_like_plain_python(compiled: P
 def test_compiled_cunegonda_plays_and_refuses_exactly_like_plain_python(compiled: Path) -> None:
     """The same for Cunegonda's engine and bots (``tests/games/cunegonda/fingerprint.py``)."""
     script = str(HERE.parent / "cunegonda" / "fingerprint.py")
-    plain = _run(ROOT / "src", script, "--games", "3")
-    fast = _run(compiled, script, "--games", "3")
+    plain, fast = _run_both(compiled, script, "--games", "3")
     assert plain.returncode == 0, plain.stderr
     assert fast.returncode == 0, fast.stderr
     assert len(plain.stdout.strip()) == 64
@@ -121,14 +157,16 @@ def test_compiled_cunegonda_plays_and_refuses_exactly_like_plain_python(compiled
 
 
 def test_the_set_up_keeps_an_up_to_date_build_and_copies_the_rest(
-    compiled: Path, capsys: pytest.CaptureFixture[str]
+    compiled: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Run again with unchanged engines, the set-up does not compile; the package's other files
     (the server, the pages...) are the checkout's, so `make run` serves the checkout as it is."""
-    served = compiled / "cardtable" / "cli" / "serve.py"
+    site = tmp_path / "site"  # a copy: the other workers' tests run the shared build meanwhile
+    shutil.copytree(compiled, site, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    served = site / "cardtable" / "cli" / "serve.py"
     served.write_text("# stale\n")
     build = _build_script()
-    assert build.main([str(compiled), "--wheels", str(compiled.parent / "wheels")]) == 0
+    assert build.main([str(site), "--wheels", str(tmp_path / "wheels")]) == 0
     assert "up to date" in capsys.readouterr().out
     assert served.read_text() == (ROOT / "src" / "cardtable" / "cli" / "serve.py").read_text()
 
@@ -159,7 +197,13 @@ def test_bots_subclassed_in_python_play_against_the_compiled_build(compiled: Pat
     assert run.stdout.strip() == "True"
 
 
-def test_engine_tests_pass_against_the_compiled_build(compiled: Path) -> None:
+@pytest.mark.parametrize("group", [*ALONE, "every-other-file"])
+def test_engine_tests_pass_against_the_compiled_build(compiled: Path, group: str) -> None:
+    if group in ALONE:
+        paths = [str(ALONE[group])]
+    else:
+        paths = [str(HERE), str(HERE.parent / "cunegonda")]
+        paths += [f"--ignore={path}" for path in ALONE.values()]
     run = _run(
         compiled,
         "-m",
@@ -167,8 +211,7 @@ def test_engine_tests_pass_against_the_compiled_build(compiled: Path) -> None:
         "-q",
         "-p",
         "no:cacheprovider",
-        str(HERE),
-        str(HERE.parent / "cunegonda"),
+        *paths,
         f"--ignore={Path(__file__)}",
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

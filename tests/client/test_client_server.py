@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -102,11 +103,20 @@ def start_server(tmp_path: Path, **settings: int) -> Server:
         time.sleep(0.1)
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server process for the module (each test's bots have names of their own, and what a
+    test reads of the server is its own bots' or, for the load tests, what grew during the run);
+    its output is read to the end in a thread, so that its log never fills the pipe."""
     running = start_server(
-        tmp_path, deadline_ms=800, time_bank_ms=400, fill_wait_ms=60000, bot_quiet_ms=300
+        tmp_path_factory.mktemp("client_server"),
+        deadline_ms=800,
+        time_bank_ms=400,
+        fill_wait_ms=60000,
+        bot_quiet_ms=300,
     )
+    assert running.process.stdout is not None
+    threading.Thread(target=running.process.stdout.read, daemon=True).start()
     try:
         yield running
     finally:

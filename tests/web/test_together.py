@@ -35,7 +35,7 @@ from browser_helpers import (
     start_game,
 )
 
-from cardtable.server.table import HOLD_KINDS
+from cardtable.server.pace import HOLD_KINDS
 from loopback import LOOPBACK
 
 pytestmark = pytest.mark.timeout(180)

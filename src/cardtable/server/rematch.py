@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from cardtable.server.table import PEOPLE
+from cardtable.server.pace import PEOPLE
 
 S = TypeVar("S")
 

@@ -3,17 +3,18 @@
 :class:`Peer` is a connected client as a table sees it (a seat's or a spectator's);
 :func:`pushes` and :func:`holds` read the two options a connection may ask for;
 :class:`SpectatorFeed` gives a table's spectators what happened, in order, ``delay_s`` after it
-happened (a delayed table keeps its spectators that far behind the seats), and remembers how far
+happened (a delayed table keeps its spectators that far behind the seats; the delay runs on the
+table's :class:`~cardtable.clock.Clock`, so a test moves it by hand), and remembers how far
 they are. :mod:`cardtable.server.table` owns the table and its seats and feeds these.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from cardtable.clock import SYSTEM, Clock, Timer
 from cardtable.server.metrics import Stamp
 
 
@@ -52,14 +53,16 @@ class SpectatorFeed:
     the present of a delayed table.
     """
 
-    def __init__(self, spectators: set[Peer], delay_s: float) -> None:
+    def __init__(self, spectators: set[Peer], delay_s: float, clock: Clock = SYSTEM) -> None:
         self.spectators = spectators
         self.delay_s = delay_s
+        self.clock = clock
         self.seen = 0
         self.public: Any = None
         self._queue: deque[tuple[float, str, bool, int | None, Any]] = deque()
-        self._timer: asyncio.TimerHandle | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self._timer: Timer | None = None
+        #: the table runs (until then, what is emitted goes out at once)
+        self.started = False
 
     @property
     def delayed(self) -> bool:
@@ -73,23 +76,22 @@ class SpectatorFeed:
         seen: int | None = None,
         public: Any = _NOTHING,
     ) -> None:
-        loop = self.loop
-        if not self.delayed or loop is None:
+        if not self.delayed or not self.started:
             self._release(text, pushers_only, seen, public)
             return
-        self._queue.append((loop.time() + self.delay_s, text, pushers_only, seen, public))
+        now = self.clock.monotonic()
+        self._queue.append((now + self.delay_s, text, pushers_only, seen, public))
         if self._timer is None:
-            self._timer = loop.call_at(self._queue[0][0], self._drain)
+            self._timer = self.clock.call_later(self._queue[0][0] - now, self._drain)
 
     def _drain(self) -> None:
-        assert self.loop is not None
         self._timer = None
-        now = self.loop.time()
+        now = self.clock.monotonic()
         while self._queue and self._queue[0][0] <= now + 0.001:
             _due, text, pushers_only, seen, public = self._queue.popleft()
             self._release(text, pushers_only, seen, public)
         if self._queue:
-            self._timer = self.loop.call_at(self._queue[0][0], self._drain)
+            self._timer = self.clock.call_later(self._queue[0][0] - now, self._drain)
 
     def _release(self, text: str, pushers_only: bool, seen: int | None, public: Any) -> None:
         if seen is not None:

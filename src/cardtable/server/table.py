@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from cardtable.clock import SYSTEM, Clock, Timer
 from cardtable.core import (
     ActionError,
     Agent,
@@ -45,6 +46,16 @@ from cardtable.server.config import Settings
 from cardtable.server.fair_play import SERVER_ANSWERS
 from cardtable.server.fault_log import FaultLog
 from cardtable.server.metrics import ServerMetrics, Stamp
+from cardtable.server.pace import (
+    GAP_S,
+    HOLD_KINDS,
+    HOLD_S,
+    MOVE_S,
+    OPEN_BID_S,
+    PACES,
+    PEOPLE,
+    pace_factor,
+)
 from cardtable.server.presence import leave_is_fault, leaves_by_choice
 from cardtable.server.refusals import engine_rule
 from cardtable.server.spectators import Peer as Peer  # lobby.py reads it here too
@@ -62,44 +73,6 @@ RESCUE_AT = 0.9
 MIN_SEARCH_S = 0.1
 #: The quick bots, first available per game: they answer in well under a millisecond.
 RESCUE_BOTS = ("heuristic", "simple", "random")
-
-# -- pace: the server, not the page, sets the tempo of the moves a person did not make ----------
-
-#: The paces a table may play at, as the share of the normal delays (``instant``: none).
-PACES: dict[str, float] = {"normal": 1.0, "fast": 1 / 3, "instant": 0.0}
-#: Seat kinds of people: a guest, or a person signed in to an account (people's deadlines,
-#: pace and grace apply to both).
-PEOPLE = frozenset({"guest", "person"})
-#: At the normal pace a bot's move is emitted this long (drawn) after it was asked ...
-MOVE_S = (0.6, 1.0)
-#: ... two bots' moves are at least this far apart (simultaneous requests, such as passing) ...
-GAP_S = 0.4
-#: ... after a finished trick, a card going to a herd, a trade's or the rat's outcome, nothing
-#: moves and nobody is asked for this long (the trick stays on the table) ...
-HOLD_S = 1.2
-HOLD_KINDS = frozenset(
-    {
-        "trick",
-        "round_end",
-        "card",
-        "trade",
-        "tie",
-        "payout",
-        "no_bid",
-        "no_claim",
-        "rat_taken",
-        "divided",
-        "skip",
-    }
-)
-#: ... and in an open auction a house bot's bid comes this long (drawn) after it was asked (its
-#: answer is computed at once), so people can bid against it and the knock matters.
-OPEN_BID_S = (0.8, 3.0)
-
-
-def pace_factor(pace: str) -> float:
-    """The share of the normal delays of ``pace`` (unknown names play at the normal pace)."""
-    return PACES.get(pace, 1.0)
 
 
 class AgentBox:
@@ -184,7 +157,7 @@ class SeatState:
     #: The observation a ``push_observations`` client saw last (``None``: nothing yet).
     shown: Any = None
     #: A person who went away keeps its open decision until this timer fires (``grace_ms``).
-    grace_timer: asyncio.TimerHandle | None = None
+    grace_timer: Timer | None = None
 
     @property
     def remote(self) -> bool:
@@ -206,7 +179,7 @@ class Ask:
     optional: bool = False
     sent_at: float = 0.0
     deadline_ms: int = 0
-    timer: asyncio.TimerHandle | None = None
+    timer: Timer | None = None
     open: bool = True
     faulted: bool = False
     #: The client reported a fault on this request (its own fallback answers it).
@@ -256,8 +229,10 @@ class Table:
         fallback_name: str,
         on_end: Callable[[Table], None] | None = None,
         metrics: ServerMetrics | None = None,
+        clock: Clock = SYSTEM,
     ) -> None:
         self.id = setup.game_id
+        self.clock = clock  # deadlines, grace, pace, spectator delay (not a bot's rescue)
         self.spec = setup.spec
         self.setup = setup
         self.settings = settings
@@ -286,10 +261,10 @@ class Table:
         self.faults: list[FaultRow] = self.fault_log.rows
         self.seen = 0  # events sent so far
         self.result: Result | None = None
-        self.started_at = time.time()
+        self.started_at = self.clock.wall()
         self._seq = 0
         self._quiet_kinds = frozenset(settings.quiet_close_kinds)
-        self._quiet_timer: asyncio.TimerHandle | None = None
+        self._quiet_timer: Timer | None = None
         self._quiet_gen = 0
         self._done: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -299,7 +274,7 @@ class Table:
         self.pace = setup.pace if setup.pace in PACES else "normal"
         self.spectator_delay_ms = max(0, int(setup.spectator_delay_ms))
         self.grace_s = max(0, settings.grace_ms) / 1000.0
-        self._feed = SpectatorFeed(self.spectators, self.spectator_delay_ms / 1000.0)
+        self._feed = SpectatorFeed(self.spectators, self.spectator_delay_ms / 1000.0, clock)
         self._rng = random.Random(setup.seed ^ 0x5EED)
         #: Pace: nothing moves before this (a finished trick stays), and when a bot last moved.
         self._hold_until = 0.0
@@ -346,7 +321,7 @@ class Table:
         )
         self._running = True
         self.fault_log.open()
-        self._feed.loop = loop
+        self._feed.started = True
         self._feed.public = self.game.observe_json(None)
         try:
             for seat in self.seats:
@@ -601,7 +576,7 @@ class Table:
         for seat in self.seats:
             if seat.conn is conn:
                 seat.conn = None
-                seat.away_since = time.monotonic()
+                seat.away_since = self.clock.monotonic()
                 seat.held.clear()  # a resume sends the events from its ``since`` again
                 seat.disconnect_counted = excused  # one fault per disconnection, none excused
                 grace = seat.person and not seat.taken_over and self.grace_s > 0 and not excused
@@ -617,7 +592,7 @@ class Table:
                 if grace and self._loop is not None:
                     if seat.grace_timer is not None:
                         seat.grace_timer.cancel()
-                    seat.grace_timer = self._loop.call_later(
+                    seat.grace_timer = self.clock.call_later(
                         self.grace_s, self._on_grace_over, seat
                     )
                 if self._running:
@@ -726,7 +701,7 @@ class Table:
             )
             return False
         seat = self.seats[ask.seat]
-        elapsed_ms = (time.monotonic() - ask.sent_at) * 1000.0
+        elapsed_ms = (self.clock.monotonic() - ask.sent_at) * 1000.0
         over = elapsed_ms - ask.deadline_ms
         if over > 0 and not ask.optional:
             seat.bank_ms = max(0, int(seat.bank_ms - over))
@@ -786,7 +761,7 @@ class Table:
         reason = str(message.get("reason") or ERROR_CODES.get(code, code))
         detail: dict[str, Any] = {
             "reported_by": "client",
-            "after_ms": round((time.monotonic() - ask.sent_at) * 1000.0, 1),
+            "after_ms": round((self.clock.monotonic() - ask.sent_at) * 1000.0, 1),
             "answered_by": "client" if answered else "server",
         }
         exception = message.get("exception")
@@ -810,7 +785,7 @@ class Table:
         seat = self.seats[ask.seat]
         if seat.conn is not conn:
             return False
-        left_ms = ask.deadline_ms - (time.monotonic() - ask.sent_at) * 1000.0
+        left_ms = ask.deadline_ms - (self.clock.monotonic() - ask.sent_at) * 1000.0
         self._think(ask, self._fallback_box(seat), max(MIN_SEARCH_S, left_ms / 1000.0))
         return True
 
@@ -943,7 +918,7 @@ class Table:
         """The seat's client went away a moment ago and its requests wait for it."""
         if seat.away_since is None:
             return False
-        return time.monotonic() - seat.away_since < self._away_window_s(seat)
+        return self.clock.monotonic() - seat.away_since < self._away_window_s(seat)
 
     def _mode_for(self, req: Request) -> str:
         seat = self.seats[req.seat]
@@ -958,7 +933,7 @@ class Table:
     def _ask(self, req: Request, quiet: bool) -> Ask:
         self._seq += 1
         ask = Ask(f"{self._seq}", req.seat, req, self._mode_for(req), optional=quiet)
-        ask.created = time.monotonic()
+        ask.created = self.clock.monotonic()
         seat = self.seats[req.seat]
         self.asks[ask.request_id] = ask
         if ask.mode == "clock":
@@ -966,12 +941,12 @@ class Table:
         ask.due = self._due_for(ask, seat)
         if ask.mode == "remote":
             ask.deadline_ms = seat.deadline_ms
-            wait = ask.due - time.monotonic()
+            wait = ask.due - self.clock.monotonic()
             if seat.conn is None:
                 self._wait_for_return(ask, seat)
             elif wait > 0.005 and self._loop is not None:
                 # at the table's pace: the client is asked (and its clock starts) on time
-                ask.timer = self._loop.call_later(wait, self._send_due, ask)
+                ask.timer = self.clock.call_later(wait, self._send_due, ask)
             else:
                 self._send_request(ask, seat)
             return ask
@@ -1008,15 +983,15 @@ class Table:
         """The seat's client went away: the request waits for it (a reconnect resumes the seat
         and gets this request) until its away window ends, then the fallback answers."""
         assert self._loop is not None
-        since = seat.away_since if seat.away_since is not None else time.monotonic()
-        left_s = self._away_window_s(seat) - (time.monotonic() - since)
+        since = seat.away_since if seat.away_since is not None else self.clock.monotonic()
+        left_s = self._away_window_s(seat) - (self.clock.monotonic() - since)
         ask.mode = "remote"
         ask.away = True
         ask.deadline_ms = seat.deadline_ms
-        ask.sent_at = time.monotonic()
+        ask.sent_at = self.clock.monotonic()
         if ask.timer is not None:
             ask.timer.cancel()
-        ask.timer = self._loop.call_later(max(0.0, left_s), self._on_away, ask)
+        ask.timer = self.clock.call_later(max(0.0, left_s), self._on_away, ask)
 
     def _on_away(self, ask: Ask) -> None:
         """The client did not come back in time: the fallback answers."""
@@ -1047,7 +1022,7 @@ class Table:
         assert seat.conn is not None and self._loop is not None
         deadline_ms, bank_ms = ask.deadline_ms, seat.bank_ms
         if ask.sent:
-            over_ms = (time.monotonic() - ask.sent_at) * 1000.0 - ask.deadline_ms
+            over_ms = (self.clock.monotonic() - ask.sent_at) * 1000.0 - ask.deadline_ms
             deadline_ms = max(0, int(-over_ms))
             bank_ms = max(0, int(seat.bank_ms - max(0.0, over_ms)))
         message: dict[str, Any] = {
@@ -1073,12 +1048,12 @@ class Table:
             return  # the clock started when it was first sent
         ask.sent = True
         ask.away = False
-        ask.sent_at = time.monotonic()
+        ask.sent_at = self.clock.monotonic()
         if ask.timer is not None:
             ask.timer.cancel()
             ask.timer = None
         if not ask.optional:
-            ask.timer = self._loop.call_later(
+            ask.timer = self.clock.call_later(
                 (ask.deadline_ms + seat.bank_ms) / 1000.0, self._on_timeout, ask
             )
 
@@ -1142,9 +1117,9 @@ class Table:
         factor = self.pace_factor()
         if factor > 0 and self._loop is not None:
             due = max(ask.due, self._hold_until, self._last_bot_move + GAP_S * factor)
-            wait = due - time.monotonic()
+            wait = due - self.clock.monotonic()
             if wait > 0.005:
-                ask.timer = self._loop.call_later(wait, self._apply_bot, ask, action)
+                ask.timer = self.clock.call_later(wait, self._apply_bot, ask, action)
                 return
         try:
             self.game.apply(ask.seat, action)
@@ -1152,7 +1127,7 @@ class Table:
             log.warning("bot of seat %s in %s failed: %r", ask.seat, self.id, exc)
             self._last_resort(ask, f"{type(exc).__name__}: {exc}")
             return
-        self._last_bot_move = time.monotonic()
+        self._last_bot_move = self.clock.monotonic()
         self._close(ask)
         self._advance()
 
@@ -1221,7 +1196,7 @@ class Table:
         if self._quiet_timer is not None:
             self._quiet_timer.cancel()
         self._quiet_gen += 1
-        self._quiet_timer = self._loop.call_later(self.quiet_s, self._on_quiet, self._quiet_gen)
+        self._quiet_timer = self.clock.call_later(self.quiet_s, self._on_quiet, self._quiet_gen)
 
     def _on_quiet(self, gen: int) -> None:
         """Nobody acted for the quiet period: the server closes the open auction."""
@@ -1265,7 +1240,7 @@ class Table:
             )
         self._record_fault(seat, ask.request, code, reason, detail)
         # what is left of this decision's deadline (nothing after a timeout)
-        left_ms = ask.deadline_ms - (time.monotonic() - ask.sent_at) * 1000.0
+        left_ms = ask.deadline_ms - (self.clock.monotonic() - ask.sent_at) * 1000.0
         self._think(ask, self._fallback_box(seat), max(0.0, left_ms) / 1000.0)
 
     def _record_fault(
@@ -1374,7 +1349,7 @@ class Table:
         if any(ev.kind in HOLD_KINDS for ev in events):
             factor = self.pace_factor()
             if factor > 0:  # a finished trick (or trade...) stays on the table a moment
-                self._hold_until = time.monotonic() + HOLD_S * factor
+                self._hold_until = self.clock.monotonic() + HOLD_S * factor
 
     def _release_held(self, seat: SeatState) -> None:
         """Send the events held for ``seat`` now, one frame each (the game ends, or the seat

@@ -23,10 +23,17 @@ import pytest
 from cardtable.clock import ManualClock
 from cardtable.core import game_spec, load_bot
 from cardtable.server.config import Settings
-from cardtable.server.pace import GAP_S, HOLD_KINDS, HOLD_S, MOVE_S
+from cardtable.server.pace import HOLD_KINDS
 from cardtable.server.table import SeatState, Table, TableSetup
 
 pytestmark = pytest.mark.timeout(60)
+
+# The normal pace as designed (issue #20), written here rather than read from
+# cardtable.server.pace, so that a change there fails these tests: a bot's move comes MOVE_S
+# (drawn) after it was asked, two bots' moves GAP_S apart, nothing moves HOLD_S after a trick.
+MOVE_S = (0.6, 1.0)
+GAP_S = 0.4
+HOLD_S = 1.2
 
 
 class AtOnce(Executor):
@@ -256,6 +263,7 @@ async def play_paced(clock: ManualClock, pace: str, delay_ms: int = 0) -> tuple[
         table.spectate(spectator)
         person = Answerer(table, peer, 0)
         task = asyncio.create_task(table.run())
+        stalled = 0
         for _ in range(5_000):
             await settle()
             if task.done():
@@ -265,6 +273,8 @@ async def play_paced(clock: ManualClock, pace: str, delay_ms: int = 0) -> tuple[
                 person.answer(request)
             if not waiting and clock.timers:
                 clock.set(clock.timers[0])  # the table's next timer, at its time
+            stalled = 0 if waiting or clock.timers else stalled + 1
+            assert stalled < 10, "the table waits for something that is not on its clock"
         await task
         while clock.timers:  # the spectators' delay runs on after the end
             clock.set(clock.timers[0])

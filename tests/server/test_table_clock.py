@@ -1,8 +1,8 @@
 """A table's timings on a clock the test moves (:class:`cardtable.clock.ManualClock`), in
 process: no server, no socket, no sleep. The table's deadline and time bank, the grace of a
-person who went away, the pace of the bots' moves and the spectators' delay all run on the
-table's clock, so each test checks a timing's edges exactly (a moment before, at) in
-milliseconds of CPU, the same on a loaded machine.
+person who went away, the pace of the bots' moves, an open auction's quiet clock and the
+spectators' delay all run on the table's clock, so each test checks a timing's edges exactly
+(a moment before, at) in a second or two of CPU, the same on a loaded machine.
 
 The bots (house, fallback) think in an executor that answers at once, on the spot: what the
 table does between two moves of the clock is decided before the next move.
@@ -94,15 +94,21 @@ async def settle() -> None:
 
 @contextmanager
 def table_of(
-    clock: ManualClock, seats: list[SeatState], *, pace: str = "instant", delay_ms: int = 0
+    clock: ManualClock,
+    seats: list[SeatState],
+    *,
+    pace: str = "instant",
+    delay_ms: int = 0,
+    game: str = "cunegonda",
+    rules: Any = None,
 ) -> Iterator[Table]:
-    spec = game_spec("cunegonda")
+    spec = game_spec(game)
     settings = Settings(quiet_ms=300, bot_quiet_ms=300, grace_ms=5000, away_pace="instant")
     setup = TableSetup(
         game_id="g1",
         spec=spec,
-        rules=spec.presets["short"],
-        rules_name="short",
+        rules=spec.presets["short"] if rules is None else rules,
+        rules_name=None if rules is not None else "short",
         seed=7,
         lobby="practice",
         rated=False,
@@ -123,8 +129,8 @@ def table_of(
     )
 
 
-def house(index: int) -> SeatState:
-    return SeatState(index, f"house{index}", "house", house="random")
+def house(index: int, bot: str = "random") -> SeatState:
+    return SeatState(index, f"house{index}", "house", house=bot)
 
 
 def run(test: Callable[[], Awaitable[None]]) -> None:
@@ -136,7 +142,7 @@ class Answerer:
 
     def __init__(self, table: Table, peer: Peer, seat: int) -> None:
         self.table, self.peer, self.seat = table, peer, seat
-        self.agent = load_bot("cunegonda", "random", seed=seat)
+        self.agent = load_bot(table.spec.name, "random", seed=seat)
         self.answered: set[str] = set()
 
     def open(self) -> list[dict[str, Any]]:
@@ -389,3 +395,56 @@ def test_a_delayed_feed_releases_at_the_delay_and_not_a_moment_before() -> None:
     assert len(watcher.frames) == 1
     clock.set(1.75)
     assert [m["index"] for _, m in watcher.frames] == [0, 1] and feed.seen == 2
+
+
+def test_an_open_auction_is_closed_by_the_quiet_clock_exactly_when_it_ran_out() -> None:
+    """Kuhhandel's open auctions at a table of bots (bot_quiet_ms 300): a remote bot that
+    never bids, two house bots that bid at once. Each auction the quiet clock closes is
+    closed 300 ms after its last change, not 1 ms before."""
+    clock = ManualClock(start=0.0)
+    spec = game_spec("kuhhandel")
+    rules = spec.presets["classic"].to_json()
+    rules["auction_style"] = "open"
+
+    async def play() -> int:
+        peer = Peer(clock)
+        seats = [SeatState(0, "quiet", "bot", conn=peer, deadline_ms=400, bank_ms=300)]
+        seats += [house(1, "heuristic"), house(2, "heuristic")]
+        with table_of(clock, seats, game="kuhhandel", rules=spec.rules_from_json(rules)) as table:
+            bot = Answerer(table, peer, 0)
+            task = asyncio.create_task(table.run())
+            closed = stalled = 0
+            last_change = 0.0
+            seen = 0
+            while closed < 3 and not task.done():
+                await settle()
+                if table.seen != seen:
+                    seen, last_change = table.seen, clock.monotonic()
+                waiting = [m for m in bot.open() if not m.get("optional")]
+                for request in waiting:
+                    bot.answer(request)
+                if waiting:
+                    continue  # (its answers may have brought new requests)
+                for request in bot.open():  # its bids: never (silence there is no fault)
+                    bot.answered.add(request["request_id"])
+                # only the quiet clock is left: the remote bot's requests are answered
+                (due,) = clock.timers or [None]
+                stalled = 0 if due is not None else stalled + 1
+                assert stalled < 10, "the table waits for something that is not on its clock"
+                if due is None:
+                    continue
+                assert due == pytest.approx(last_change + 0.3)
+                clock.set(due - 0.001)
+                await settle()
+                assert table.seen == seen, "the auction closed before its quiet period"
+                clock.set(due)
+                await settle()
+                assert table.seen > seen
+                closed += 1
+            assert table.faults == []
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            return closed
+
+    assert asyncio.run(asyncio.wait_for(play(), 30)) == 3

@@ -46,16 +46,9 @@ from cardtable.server.config import Settings
 from cardtable.server.fair_play import SERVER_ANSWERS
 from cardtable.server.fault_log import FaultLog
 from cardtable.server.metrics import ServerMetrics, Stamp
-from cardtable.server.pace import (
-    GAP_S,
-    HOLD_KINDS,
-    HOLD_S,
-    MOVE_S,
-    OPEN_BID_S,
-    PACES,
-    PEOPLE,
-    pace_factor,
-)
+from cardtable.server.pace import GAP_S, HOLD_KINDS, HOLD_S, MOVE_S, OPEN_BID_S, pace_factor
+from cardtable.server.pace import PACES as PACES  # lobby.py reads these two here too
+from cardtable.server.pace import PEOPLE as PEOPLE
 from cardtable.server.presence import leave_is_fault, leaves_by_choice
 from cardtable.server.refusals import engine_rule
 from cardtable.server.spectators import Peer as Peer  # lobby.py reads it here too

@@ -305,9 +305,12 @@ def shot_pair(tab: Tab, name: str) -> None:
 # ---------------------------------------------------------------- playing through the page
 
 
-def sign_in(tab: Tab, server: WebServer, name: str) -> None:
+def sign_in(tab: Tab, server: WebServer, name: str, *, go: bool = True) -> None:
+    """Sign in as the guest ``name`` on the lobby (``go=False``: the lobby the tab shows now,
+    without loading it again)."""
     page = tab.page
-    page.goto(server.url + "/")
+    if go:
+        page.goto(server.url + "/")
     page.get_by_label("Display name").fill(name)
     page.get_by_role("button", name="Play as a guest").click()
     page.get_by_text(f"Playing as {name}").wait_for()

@@ -59,12 +59,17 @@ def test_axe_lobby_and_leaderboard(tab: Tab, server: WebServer) -> None:
     page.goto(server.url + "/")
     page.locator("#you-h").wait_for()
     found = axe_violations(tab, "lobby (signed out)")
-    sign_in(tab, server, "Axel")
+    sign_in(tab, server, "Axel", go=False)  # on the page checked signed out (no second load)
     page.locator("form[aria-labelledby=quick-h]").wait_for()
     found += axe_violations(tab, "lobby")
     page.goto(server.url + "/leaderboard")
     page.locator("#lb-rules option").first.wait_for(state="attached")
-    page.wait_for_timeout(500)
+    # the board is drawn (the address names it then) and, when it has entries, its chart
+    page.wait_for_function(
+        "() => new URLSearchParams(location.search).has('rules')"
+        " && (document.querySelector('.chart-box').childElementCount > 0"
+        " || !document.querySelector('table.leaderboard'))"
+    )
     found += axe_violations(tab, "leaderboard")
     page.goto(server.url + "/register")
     page.get_by_label("Bot name").wait_for()

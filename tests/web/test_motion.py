@@ -39,6 +39,7 @@ from browser_helpers import (
     open_tab,
     run_server,
     sign_in,
+    wait_until,
 )
 
 pytestmark = pytest.mark.timeout(180)
@@ -218,7 +219,18 @@ def test_kuhhandel_motion_goes_from_where_things_come_to_where_they_go(
                 120,
             )
             seen = len(recorded())
-            page.wait_for_timeout(1200)  # the flights under way land (the bots play on)
+            # the flights under way land (the bots play on): each Web Animation recorded so far
+            # finished or was cancelled (a cancelled note fails below)
+            wait_until(
+                page,
+                lambda: all(
+                    m.get("finished") or m.get("cancelled")
+                    for m in recorded()[:seen]
+                    if m["kind"] == "waapi"
+                ),
+                seconds=5,
+                what="the flights under way to land",
+            )
             landed = recorded()[:seen]
             problems = kuhhandel_motion_problems(landed, tab.events())
             assert not problems, problems

@@ -176,11 +176,28 @@ OPEN_TABS: list[Tab] = []
 
 
 def open_tab(
-    browser: Any, *, width: int = 1280, height: int = 900, locale: str | None = None
+    browser: Any,
+    *,
+    width: int = 1280,
+    height: int = 900,
+    locale: str | None = None,
+    still: bool = False,
 ) -> Tab:
     """A new browser context (a different person) with one page; ``locale`` (``"de-DE"``) sets
-    the browser's language, its ``Accept-Language`` (Playwright's default: en-US)."""
-    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    the browser's language, its ``Accept-Language`` (Playwright's default: en-US).
+
+    ``still``: the person asks for reduced motion (``prefers-reduced-motion: reduce``), so the
+    table moves nothing (the page's end states are the same: its motions and highlights are
+    transient). For a whole Kuhhandel game whose test checks no motion: the motion costs
+    Chromium a fifth of its CPU per decision and the game two fifths of its time (a classic
+    game at load 25: 0.15-0.16 s of Chromium CPU a decision still, 0.19-0.21 s moving; 32-46 s
+    against 58-77 s). The motion itself is checked in test_motion.py (both ways) and in
+    test_play.py's classic game (the notes that fly)."""
+    context = browser.new_context(
+        viewport={"width": width, "height": height},
+        locale=locale,
+        reduced_motion="reduce" if still else None,
+    )
     page = context.new_page()
     page.set_default_timeout(15000)
     tab = Tab(page)

@@ -177,7 +177,7 @@ def test_a_person_plays_a_whole_classic_kuhhandel_game(tab: Tab, server: WebServ
 
 
 def test_a_person_plays_a_whole_master_game_on_a_phone(browser: Any, server: WebServer) -> None:
-    tab = open_tab(browser, width=390, height=844)
+    tab = open_tab(browser, width=390, height=844, still=True)  # (motion: the classic game)
     try:
         game_id = start_game(tab, server, "Mia", "kuhhandel", rules="master", seats="3")
 
@@ -195,12 +195,18 @@ def test_a_person_plays_a_whole_master_game_on_a_phone(browser: Any, server: Web
         tab.page.context.close()
 
 
-def test_a_person_plays_a_whole_duel(tab: Tab, server: WebServer) -> None:
-    game_id = start_game(tab, server, "Dan", "kuhhandel", rules="master-duel", seats="2")
-    counts = play_until_over(tab, kuhhandel_step, limit_s=150, shots={"divide": "duel"}, pairs=True)
-    assert counts.get("divide", 0) >= 3, counts
-    check_kuhhandel_end(tab, server, game_id, "Dan")
-    common_checks(tab)
+def test_a_person_plays_a_whole_duel(browser: Any, server: WebServer) -> None:
+    tab = open_tab(browser, still=True)  # (motion: the classic game)
+    try:
+        game_id = start_game(tab, server, "Dan", "kuhhandel", rules="master-duel", seats="2")
+        counts = play_until_over(
+            tab, kuhhandel_step, limit_s=150, shots={"divide": "duel"}, pairs=True
+        )
+        assert counts.get("divide", 0) >= 3, counts
+        check_kuhhandel_end(tab, server, game_id, "Dan")
+        common_checks(tab)
+    finally:
+        tab.page.context.close()
 
 
 def test_a_person_plays_a_whole_cunegonda_match_on_a_phone(browser: Any, server: WebServer) -> None:

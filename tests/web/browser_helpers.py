@@ -686,20 +686,46 @@ def sign_in_new(browser: Any, server: WebServer, name: str, **size: int) -> Pers
     return Person(tab, name)
 
 
+def awaits_answer(tab: Tab) -> bool:
+    """Whether the newest request the tab's page received has no answer from it yet (its frames
+    as Playwright delivered them so far): the page has, or is about to draw, a decision panel."""
+    for m in reversed(tab.messages()):
+        if m.get("type") == "request":
+            rid = m.get("request_id")
+            sent = tab.messages(sent=True)
+            return not any(a.get("type") == "action" and a.get("request_id") == rid for a in sent)
+    return False
+
+
 def drive(
     people: list[Person], policy: Any, *, limit_s: float, done: Any = None, idle_s: float = 0.05
 ) -> None:
     """Round-robin over the people's pages: answer each open panel with ``policy(person, kind,
     panel)`` (it may also leave a panel open for later) until every page shows the result or
-    ``done()`` holds (within ``patience(limit_s)``)."""
+    ``done()`` holds (within ``patience(limit_s)``).
+
+    A look at a page is a round trip through Playwright and the page (tens of ms on a loaded
+    machine, and most of a whole game's time when every page is looked at for every decision):
+    the pages looked at are those whose newest request is unanswered (:func:`awaits_answer`,
+    from the frames), and every page at least every ``idle_s`` × 5 (the result, and anything
+    the frames did not say); meanwhile Playwright delivers the pages' frames (a wait of 20 ms on
+    a page), so a request is seen when it arrives, not at the next poll."""
     end = time.monotonic() + patience(limit_s)
     where = ".actions .panel[data-kind]"
+    look_at_all = 0.0  # (monotonic time) when every page is looked at again
     while time.monotonic() < end:
         if done is not None and done():
             return
+        waiting = [p for p in people if awaits_answer(p.tab)]
+        everyone = time.monotonic() >= look_at_all
+        if not waiting and not everyone:
+            people[0].page.wait_for_timeout(20)  # Playwright delivers the frames meanwhile
+            continue
+        if everyone:
+            look_at_all = time.monotonic() + 5 * idle_s
         acted = False
         over = 0
-        for person in people:
+        for person in people if everyone else waiting:
             # one look at the page just before acting on it: its result, its open panel
             look = next_panel(person.page, where, 0)
             if look is None:
@@ -708,10 +734,10 @@ def drive(
             if look["kind"] is not None:
                 panel = person.page.locator(where).first
                 acted = bool(policy(person, str(look["kind"]), panel)) or acted
-        if over == len(people):
+        if everyone and over == len(people):
             return
         if not acted:
-            time.sleep(idle_s)
+            people[0].page.wait_for_timeout(idle_s * 1000)  # (frames delivered meanwhile)
     raise AssertionError(f"not over within {patience(limit_s):.0f} s")
 
 

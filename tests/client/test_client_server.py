@@ -406,6 +406,12 @@ def test_loadtest_counts_the_faults_the_server_recorded(server: Server) -> None:
     """Issue 22: a load test printed "errors: none" while the server logged timeouts and
     departures. Bots that answer with illegal actions, stopped mid-game (--grace 0, so each
     seat still in a game leaves it): the server's faults are reported by kind and fail the run.
+
+    The run ends on an event, not on the clock: each bot bids illegally in its first auction
+    (``Underbid``; the plain fixture's first illegal answer came ~15 s into a game here, never
+    within the 1.5 s this test played, and under load fewer decisions fit in any fixed time),
+    and the run plays on until the bots have made 12 decisions, so some bot has read the
+    rejection of an earlier answer (a seat's frames arrive in order) however slow the machine.
     """
     illegal = Path(__file__).parents[1] / "fixtures" / "bots" / "illegal.py"
     out = subprocess.run(
@@ -419,11 +425,13 @@ def test_loadtest_counts_the_faults_the_server_recorded(server: Server) -> None:
             "--game",
             "kuhhandel",
             "--duration",
-            "1.5",
+            "0.5",
+            "--min-decisions",
+            "12",
             "--grace",
             "0",
             "--bot",
-            f"{illegal}:Bot",
+            f"{illegal}:Underbid",
             "--json",
         ],
         capture_output=True,

@@ -27,6 +27,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--duration", type=float, default=30.0, help="seconds of play before stopping (default 30)"
     )
     p.add_argument(
+        "--min-decisions",
+        type=int,
+        default=0,
+        help="play on after --duration until the bots have made this many decisions (default 0)",
+    )
+    p.add_argument(
         "--grace",
         type=float,
         default=60.0,
@@ -69,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
             lobby=args.lobby,
             seats=args.seats,
             duration=args.duration,
+            min_decisions=args.min_decisions,
             grace=args.grace,
             bot=args.bot,
             threaded=args.threads,

@@ -327,6 +327,7 @@ async def run_load(
     lobby: str = "ranked",
     seats: int | None = None,
     duration: float = 30.0,
+    min_decisions: int = 0,
     grace: float = 60.0,
     bot: str = "random",
     threaded: bool = False,
@@ -337,8 +338,10 @@ async def run_load(
 ) -> LoadReport:
     """Run one load test (see the module docstring); every figure is in the report.
 
-    ``tokens`` (name -> token) skips registration. ``threaded=False`` runs the bots on the event
-    loop: right for the fast built-in bots, which would otherwise cost a thread switch each.
+    ``min_decisions``: play on after ``duration`` until the bots have made that many decisions
+    (or no bot plays any more), so that a loaded machine plays longer instead of measuring
+    less. ``tokens`` (name -> token) skips registration. ``threaded=False`` runs the bots on the
+    event loop: right for the fast built-in bots, which would otherwise cost a thread switch each.
     """
     check_loopback(server)
     if not 1 <= bots <= MAX_BOTS:
@@ -426,6 +429,10 @@ async def run_load(
     ]
     counter = asyncio.ensure_future(count_seated())
     await asyncio.sleep(duration)
+    while sum(c.stats.decisions for c in clients) < min_decisions and not all(
+        p.done() for p in players
+    ):
+        await asyncio.sleep(0.05)
     stop.set()
     say(f"stopping: letting the games under way finish (at most {grace:g} s) ...")
     late = await _settle(players, clients, grace)

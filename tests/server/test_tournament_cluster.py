@@ -5,7 +5,8 @@ other, which schedules the games. That process is killed with SIGKILL while a ga
 started again under its name; the tournament completes with every planned game played exactly
 once, read through the other process. A second test splits a native field over both processes:
 every table seats entrants of both (relayed seats), through a SIGKILL of the process running a
-game. Skipped with the reason when PostgreSQL or Redis is unreachable.
+game. A third connects one entrant to one process only, with ``absent_after_ms`` 0: the other
+process never stands in for it. Skipped with the reason when PostgreSQL or Redis is unreachable.
 """
 
 from __future__ import annotations
@@ -182,3 +183,70 @@ def test_a_tournament_seats_entrants_of_two_processes_at_one_table(
     finally:
         shared.close()
         cup.clean_up(bots, procs)
+
+
+ALONE = ["ab0", "ab1", "ab2"]
+
+
+def test_a_process_never_stands_in_for_an_entrant_another_process_has_seen(
+    database: str,  # noqa: F811
+    redis_prefix: str,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One entrant joins during the sign-up on ``host`` only; the two others never come. With
+    ``absent_after_ms`` 0 the house bot stands in for those two at once, but never for the one
+    that joined, though ``office`` (where the organiser starts play) never saw it join: every
+    game seats it, on ``host``. On the code before, ``office`` counted it absent (its ``seen``
+    was its own joins only) and played its games with the house bot while it played its first."""
+    import datetime as dt
+
+    host, office = cup.two_processes("a", database, redis_prefix, tmp_path, monkeypatch)
+    bots: dict[str, subprocess.Popen[str]] = {}
+    try:
+        host.start()
+        office.start()
+        tokens = cup.register_bots(office.http, ALONE)
+        later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
+        tid = organise(
+            office.http,
+            cup.ADMIN,
+            name="absent cup",
+            seats=3,
+            rules="classic",
+            entrants=ALONE,
+            deals=1,
+            seed=3,
+            deadline_ms=2000,
+            signup_until=later.isoformat(),
+            absent_after_ms=0,
+        )["id"]
+        bots["ab0"] = cup.native_bot(host.http, "ab0", tid, tokens["ab0"])
+        end = time.monotonic() + patience(60)
+        while True:  # it waits on host (as host sees it)
+            info = LOOPBACK.get(f"{host.http}/api/tournaments/{tid}").json()
+            if info["entrants"][0]["presence"] == "waiting":
+                break
+            assert time.monotonic() < end, info
+            time.sleep(0.1)
+        started = LOOPBACK.post(
+            f"{office.http}/api/tournaments/{tid}/start",
+            headers={"Authorization": f"Bearer {cup.ADMIN}"},
+            timeout=10,
+        )
+        assert started.status_code == 200 and started.json()["status"] == "running", started.text
+        cup.wait_finished(office.http, tid, time.monotonic() + patience(120))
+        done = cup.played_once(cup.games_of(tid, office.http), planned=3)
+        for g in done:
+            record = LOOPBACK.get(f"{office.http}/api/games/{g['game_id']}/record").json()
+            names = record["names"]
+            assert "ab0" in names, (names, done)  # never a house bot for it
+            hosts = [cup.process_name(h) if h else None for h in record["meta"]["seat_hosts"]]
+            assert hosts[names.index("ab0")] == "a0", record["meta"]
+            # the two that never came: the house bot
+            assert sorted(n for n in names if n != "ab0") == [
+                f"house-random for {n}" for n in ALONE[1:]
+            ], names
+        cup.wait_bots_over(bots, tid, timeout=60)
+    finally:
+        cup.clean_up(bots, (host, office))

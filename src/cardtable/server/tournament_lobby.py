@@ -28,6 +28,13 @@ another process meanwhile, the claim is given back (:meth:`TournamentStore.relea
 entrant never sits at two tables, and a game is claimed by one process: the database's claim.
 A waiting entrant whose entry vanished without a seat on a live process (the process that took
 it died before starting the table) is listed again after :data:`LOST_TICKS` ticks.
+
+**Absent entrants.** The house bot stands in for an entrant (with ``house_fill``) that no process
+has seen join since the tournament was created, ``absent_after_ms`` after this process saw it
+start. In a cluster "seen" is the cluster's: every join is also added to ``P:tseen:TID`` (a set
+of positions), which a process reads while some entrant is unseen to it; so a process never
+stands in for an entrant connected to another one (between its games, or reconnecting after
+its process died), and a process started again does not forget who joined.
 """
 
 from __future__ import annotations
@@ -107,7 +114,8 @@ class Running:
     started: float | None = None
     #: position -> waiting member
     waiting: dict[int, Member] = dataclasses.field(default_factory=dict)
-    #: positions ever seen here (an absent entrant is one never seen since the start)
+    #: positions seen joining (here, or in a cluster on any process: ``P:tseen:TID``); an
+    #: absent entrant is one never seen
     seen: set[int] = dataclasses.field(default_factory=set)
     #: in a cluster: position -> the shared waiting room's entry of an entrant waiting on
     #: another process (as last read), and ticks each local entrant was missing from it
@@ -211,7 +219,7 @@ class TournamentLobby:
         if pos in run.out:  # banned or disqualified by the organiser
             raise JoinError("tournament_over", run.out[pos])
         run.waiting[pos] = member
-        run.seen.add(pos)
+        self._saw(run, pos)
         self.waiting_in[member.key] = tid
         self._publish(tid, pos, member)
         member.peer.send(
@@ -252,7 +260,7 @@ class TournamentLobby:
             return 403, run.out[pos]
         member = KhMember(conn, conn.name, conn.player_id, service)
         run.waiting[pos] = member  # type: ignore[assignment]
-        run.seen.add(pos)
+        self._saw(run, pos)
         self.waiting_in[member.key] = tid
         self._publish(tid, pos, member)  # type: ignore[arg-type]
         return None
@@ -296,6 +304,13 @@ class TournamentLobby:
             }
         cluster.later("hset", self._room(tid), str(pos), orjson.dumps(entry).decode())
 
+    def _saw(self, run: Running, pos: int) -> None:
+        """``pos`` joined here: seen, by this process and (in a cluster) by every process."""
+        run.seen.add(pos)
+        cluster = self.hub.cluster
+        if cluster is not None:  # queued before its listing in the room (_publish)
+            cluster.later("sadd", f"{cluster.p}:tseen:{run.id}", str(pos))
+
     def _unpublish(self, tid: str, pos: int, member: Any) -> None:
         cluster = self.hub.cluster
         cid = _cid(member)
@@ -306,8 +321,9 @@ class TournamentLobby:
 
     async def _read_room(self, run: Running) -> None:
         """Read the cluster's waiting room of ``run``: the entrants waiting on other live
-        processes (``run.elsewhere``); this process's entrants missing from it and seated
-        nowhere alive are listed again (the process that took them died meanwhile)."""
+        processes (``run.elsewhere``), those seen on any (``run.seen``); this process's
+        entrants missing from it and seated nowhere alive are listed again (the process that
+        took them died meanwhile)."""
         cluster = self.hub.cluster
         assert cluster is not None
         raw: dict[str, str] = await cluster.redis.hgetall(self._room(run.id))  # type: ignore[assignment]
@@ -322,6 +338,11 @@ class TournamentLobby:
             for p, e in entries.items()
             if e["run"] in live and e["run"] != cluster.run and p not in run.waiting
         }
+        if not run.seen >= run.names.keys():  # seen joining another process (_saw)?
+            seen: set[str] = await cluster.redis.smembers(  # type: ignore[assignment]
+                f"{cluster.p}:tseen:{run.id}"
+            )
+            run.seen |= {int(p) for p in seen}
         missing: dict[int, int] = {}
         for pos, m in run.waiting.items():
             if pos in entries or self.hub.running_games(m.key):

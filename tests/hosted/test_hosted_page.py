@@ -15,6 +15,7 @@ from hosted_bots import python_bot, tar_gz
 
 from cardtable.hosted import HostedWorker
 from loopback import LOOPBACK
+from patience import patience
 from server.wire import RunningServer, db_url, fast_settings, running_server
 
 pytestmark = pytest.mark.timeout(240)
@@ -64,7 +65,7 @@ def test_the_bot_page_shows_the_hosted_version_and_its_validation_game(
         )
         try:
             page: Any = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.set_default_timeout(15000)
+            page.set_default_timeout(patience(15) * 1000)
             page.goto(f"{server.http}/bots/pagebot")
             note = page.locator("p.hosted")
             note.wait_for()

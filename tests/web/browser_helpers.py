@@ -199,14 +199,14 @@ def open_tab(
         reduced_motion="reduce" if still else None,
     )
     page = context.new_page()
-    page.set_default_timeout(15000)
+    page.set_default_timeout(patience(15) * 1000)  # longer on a loaded machine
     tab = Tab(page)
     OPEN_TABS.append(tab)
     page.on("pageerror", lambda exc: tab.errors.append(str(exc)))
 
     def console(msg: Any) -> None:
         # a failed fetch is logged as "Failed to load resource": the tests look at responses
-        # instead (the public view of a table answers 404 once the game is over, by design)
+        # instead (the public view of a table answers 410 once the game is over, by design)
         if msg.type == "error" and not msg.text.startswith("Failed to load resource"):
             tab.errors.append(msg.text)
 

@@ -954,6 +954,12 @@ class Store:
             ).all()
         return [str(r.instance) for r in rows]
 
+    def status_of(self, game_id: str) -> str | None:
+        """``running``, ``finished`` or ``aborted`` (``games.status``); ``None``: no such game."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(games.c.status).where(games.c.id == game_id)).scalar()
+        return None if value is None else str(value)
+
     def instance_of(self, game_id: str) -> str | None:
         """The process (``games.instance``) that ran or runs ``game_id``; ``None``: no such game."""
         with self.engine.connect() as conn:

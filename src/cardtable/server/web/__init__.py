@@ -9,7 +9,8 @@ HTTP reads added here (all public information):
 
 - ``GET /api/tables``: running tables and listed private tables with open seats (the lobby).
 - ``GET /api/tables/{id}/public``: the public observation of a running table, who holds each
-  seat (a person, a bot, or the house bot playing for someone away) and the quiet period.
+  seat (a person, a bot, or the house bot playing for someone away) and the quiet period; 410
+  for a game that has ended (its replay is the next read), 404 for an id that never ran.
 - ``GET /api/games/{id}/replay``: an ended game re-simulated step by step, with every seat's
   private view revealed (the game is over, nothing is secret any more).
 - ``GET /api/games/{id}/decision?seat=N&at=K``: decision ``K`` (from 1) of seat ``N`` of an
@@ -19,6 +20,7 @@ HTTP reads added here (all public information):
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from pathlib import Path
@@ -155,9 +157,17 @@ async def table_public(game_id: str, request: Request) -> dict[str, Any]:
         return public_view(table)
     # a table another process of a cluster runs: its owner answers (server/cluster_people.py)
     view = None if hub.cluster is None else await hub.cluster.people.public_view(game_id)
-    if view is None:
-        raise HTTPException(404, f"no running table {game_id!r}")
-    return view
+    if view is not None:
+        return view
+    # a page may ask just after the end (its last look was on the way): 410, not 404, for a
+    # game that ended, so that only an id that never was is "not found"
+    store: Store = request.app.state.store
+    ended = table is not None and table.result is not None
+    if not ended:
+        ended = await asyncio.to_thread(store.status_of, game_id) in ("finished", "aborted")
+    if ended:
+        raise HTTPException(410, f"table {game_id!r} has ended: /api/games/{game_id}/replay")
+    raise HTTPException(404, f"no running table {game_id!r}")
 
 
 def public_view(table: Any) -> dict[str, Any]:

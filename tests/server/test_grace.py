@@ -18,26 +18,12 @@ from server.wire import (
     Wire,
     db_url,
     fast_settings,
+    join_practice,
     play_until_end,
     running_server,
 )
 
 pytestmark = pytest.mark.timeout(90)
-
-
-def _join(wire: Wire, **extra: Any) -> dict[str, Any]:
-    wire.send(
-        {
-            "type": "join",
-            "lobby": "practice",
-            "game": "kuhhandel",
-            "rules": "classic",
-            "seats": 3,
-            "opponents": "random",
-            **extra,
-        }
-    )
-    return wire.expect("game_start")
 
 
 def _my_seat(server: RunningServer, game_id: str, name: str) -> dict[str, Any]:
@@ -51,7 +37,7 @@ def test_a_reload_during_a_decision_gets_the_same_request_and_no_fault(
 ) -> None:
     wire = Wire(server.ws)
     token = wire.hello_guest("Rea")["you"]["resume_token"]
-    start = _join(wire)
+    start = join_practice(wire)
     game_id = start["game_id"]
     pending = wire.expect("request")
     wire.close()  # the tab reloads
@@ -98,7 +84,7 @@ def test_after_the_grace_period_the_fallback_answers_with_one_disconnect_fault(
     with running_server(settings) as server:
         wire = Wire(server.ws)
         token = wire.hello_guest("Gus")["you"]["resume_token"]
-        start = _join(wire)
+        start = join_practice(wire)
         game_id = start["game_id"]
         pending = wire.expect("request")
         wire.close()
@@ -125,7 +111,7 @@ def test_a_table_whose_person_left_plays_on_slowly_so_the_seat_can_be_taken_back
     settings = fast_settings(db_url(tmp_path), away_pace="normal")
     with running_server(settings) as server, Wire(server.ws) as wire:
         wire.hello_guest("Lou")
-        start = _join(wire, pace="instant")  # the person chose instant ...
+        start = join_practice(wire, pace="instant")  # the person chose instant ...
         game_id = start["game_id"]
         wire.expect("request")
         seen = server.get(f"/api/tables/{game_id}/public")["events_seen"]

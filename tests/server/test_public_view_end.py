@@ -12,7 +12,15 @@ import pytest
 
 from loopback import LOOPBACK
 from patience import patience
-from server.wire import RunningServer, Wire, db_url, fast_settings, play_until_end, running_server
+from server.wire import (
+    RunningServer,
+    Wire,
+    db_url,
+    fast_settings,
+    join_practice,
+    play_until_end,
+    running_server,
+)
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -27,17 +35,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
 def test_an_ended_game_is_gone_and_an_unknown_one_not_found(server: RunningServer) -> None:
     wire = Wire(server.ws)
     wire.hello_guest("Ende")
-    wire.send(
-        {
-            "type": "join",
-            "lobby": "practice",
-            "game": "kuhhandel",
-            "rules": "classic",
-            "seats": 3,
-            "opponents": "random",
-        }
-    )
-    game_id = wire.expect("game_start")["game_id"]
+    game_id = join_practice(wire)["game_id"]
     assert server.get(f"/api/tables/{game_id}/public")["id"] == game_id  # running: 200
     play_until_end(wire, "kuhhandel", timeout=patience(60))
     wire.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.wire import Wire, db_url, fast_settings, running_server
+from server.wire import Wire, db_url, fast_settings, join_practice, running_server
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -19,17 +19,7 @@ def test_a_resume_on_the_same_connection_sends_no_event_twice(tmp_path: Path) ->
     settings = fast_settings(db_url(tmp_path), away_pace="normal")
     with running_server(settings) as server, Wire(server.ws) as wire:
         wire.hello_guest("Tove")
-        wire.send(
-            {
-                "type": "join",
-                "lobby": "practice",
-                "game": "kuhhandel",
-                "rules": "classic",
-                "seats": 3,
-                "opponents": "random",
-            }
-        )
-        game_id = wire.expect("game_start")["game_id"]
+        game_id = join_practice(wire)["game_id"]
         wire.expect("request")
         wire.send({"type": "leave"})
         wire.expect("event")  # the seat's events keep coming while away

@@ -313,3 +313,20 @@ def person(server: RunningServer, name: str) -> Wire:
     wire.send({"type": "hello", "protocol": 1, "person": True})
     assert wire.expect("welcome")["you"] == {"name": name, "kind": "person"}
     return wire
+
+
+def join_practice(wire: Wire, **extra: Any) -> dict[str, Any]:
+    """Join a practice table (Kuhhandel classic, 3 seats, random house bots; ``extra`` adds or
+    overrides fields of the join) and return its ``game_start``."""
+    wire.send(
+        {
+            "type": "join",
+            "lobby": "practice",
+            "game": "kuhhandel",
+            "rules": "classic",
+            "seats": 3,
+            "opponents": "random",
+            **extra,
+        }
+    )
+    return wire.expect("game_start")

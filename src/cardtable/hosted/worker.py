@@ -110,6 +110,7 @@ class HostedWorker:
     on_report: Callable[[str, Any], None] | None = None
     #: what the worker does with its bots' leases: ``(what, bot, at)``, ``what`` one of
     #: ``took`` (``at`` just after the SET), ``let go`` (``at`` just before the DEL), ``lost``
+    #: (it ran out unrenewed; ``at`` the latest time it was surely held)
     on_lease: Callable[[str, str, float], None] | None = None
     prepared: dict[tuple[str, str], Prepared] = field(default_factory=dict)
 
@@ -126,6 +127,9 @@ class HostedWorker:
         self.busy: set[str] = set()  # the bots this worker plays now (serve)
         self._busy_lock = threading.Lock()
         self._redis: Any = None
+        #: each leased bot's lease surely lasts until then (the time its last SET or renewal
+        #: was asked, plus ``lease_s``: Redis set it later): a lost lease's time, told to the log
+        self._held_until: dict[str, float] = {}
         if self.redis_url:
             import redis
 
@@ -395,8 +399,10 @@ class HostedWorker:
         """Take ``bot``'s lease (``SET key NAME NX EX lease_s``); always, without Redis."""
         if self._redis is None:
             return True
+        asked = time.time()
         took = bool(self._redis.set(self._key(bot), self.name, nx=True, ex=self.lease_s))
         if took:
+            self._held_until[bot] = asked + self.lease_s
             self._said("took", bot, time.time())
         return took
 
@@ -408,17 +414,21 @@ class HostedWorker:
             yield
             return
         done = threading.Event()
+        lost = threading.Event()
 
         def renew() -> None:
             while not done.wait(self.lease_s / 3):
+                asked = time.time()
                 try:
                     kept = self._redis.eval(_RENEW, 1, self._key(bot), self.name, self.lease_s)
                 except Exception as exc:  # Redis away a moment: try again at the next beat
                     log.warning("renewing the lease on %s: %s", bot, exc)
                     continue
                 if not kept:
-                    self._said("lost", bot, time.time())
+                    lost.set()
+                    self._said("lost", bot, min(asked, self._held_until[bot]))
                     return
+                self._held_until[bot] = asked + self.lease_s
 
         beat = threading.Thread(target=renew, daemon=True, name=f"lease-{bot}")
         beat.start()
@@ -427,14 +437,19 @@ class HostedWorker:
         finally:
             done.set()
             beat.join()
-            self._release(bot)
+            self._release(bot, lost.is_set())
 
-    def _release(self, bot: str) -> None:
+    def _release(self, bot: str, lost: bool) -> None:
+        """Delete ``bot``'s lease if it is still this worker's; if it ran out before (a renewal
+        came too late: a stalled process), say it was lost, at the latest time it was surely
+        held (the last SET or renewal asked, plus ``lease_s``), unless the beat said so."""
         if self._redis is not None:
             at = time.time()
             try:
                 if self._redis.eval(_RELEASE, 1, self._key(bot), self.name):
                     self._said("let go", bot, at)
+                elif not lost:
+                    self._said("lost", bot, min(at, self._held_until[bot]))
             except Exception as exc:  # the lease runs out by itself
                 log.warning("letting go of %s: %s", bot, exc)
 

@@ -267,9 +267,13 @@ export const PATCH_BOARD = true;
 export function renderBoard(obs, ctx) {
   const { me } = ctx;
   const memory = ctx.memory || {};
+  // what changed since the last draw gets a one-shot highlight (a class whose CSS animation plays
+  // once); for a person who asked for reduced motion the CSS plays none, so none is drawn: an
+  // element drawn with one is put in new, with its pictures (dom.js morph), for nothing
+  const still = reducedMotion();
   const changed = {
-    herds: obs.herds.map((herd, s) => herd.map((c, k) => memory.herds && memory.herds[s] && c > memory.herds[s][k])),
-    notes: obs.note_counts.map((c, s) => (memory.notes ? Math.sign(c - memory.notes[s]) : 0)),
+    herds: obs.herds.map((herd, s) => herd.map((c, k) => !still && memory.herds && memory.herds[s] && c > memory.herds[s][k])),
+    notes: obs.note_counts.map((c, s) => (!still && memory.notes ? Math.sign(c - memory.notes[s]) : 0)),
   };
   memory.herds = obs.herds.map((x) => [...x]);
   memory.notes = [...obs.note_counts];
@@ -399,7 +403,8 @@ function center(obs, ctx) {
     obs.end_phase && !obs.over ? h("span", { class: "tag" }, t("web.kh.trades_only")) : null));
   const news = lastNews(ctx.events, names, ctx.me, rules);
   const memory = ctx.memory || {};
-  if (news) parts.push(h("p", { class: `news${memory.news !== news ? " fresh" : ""}`, role: "status" }, news));
+  const still = reducedMotion(); // no one-shot highlights (renderBoard)
+  if (news) parts.push(h("p", { class: `news${memory.news !== news && !still ? " fresh" : ""}`, role: "status" }, news));
   memory.news = news;
   if (obs.over) {
     parts.push(h("p", { class: "stage" }, t("web.table.over")));
@@ -409,7 +414,7 @@ function center(obs, ctx) {
   if (a) {
     const lot = a.lot.map((c) => cardName(rules, c)).join(" + ");
     const bids = a.bids.slice(-5);
-    const freshBid = memory.bids !== undefined && memory.bids !== a.bids.length;
+    const freshBid = !still && memory.bids !== undefined && memory.bids !== a.bids.length;
     memory.bids = a.bids.length;
     parts.push(h("div", { class: "auction", "aria-live": "polite" },
       h("div", { class: "lot" }, a.lot.map((c) => cardArt(rules, c, "big"))),
@@ -886,8 +891,10 @@ export function scoreBoard(result, obs, rules, names, me = null, pages = null) {
 
 // ---------------------------------------------------------------- motion after a draw
 
+/** The person's wish for reduced motion (a live MediaQueryList: it follows a change of the wish). */
+const STILL = typeof matchMedia === "function" ? matchMedia("(prefers-reduced-motion: reduce)") : null;
 function reducedMotion() {
-  return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+  return Boolean(STILL && STILL.matches);
 }
 
 /** A face-down note flying from one place to another (a payment, an offer), then gone. */
@@ -915,6 +922,13 @@ function flyNotes(from, to, count) {
  * `memory` is the object kept between draws; each thing moves once.
  */
 export function afterDraw(root, memory, events) {
+  if (reducedMotion() || typeof Element.prototype.animate !== "function") {
+    // nothing moves: no place is read (each read lays the page out at once, in the draw);
+    // motion turned on again starts from the next draw's places
+    memory.lotRect = memory.ratRect = null;
+    memory.movedUpTo = events && events.length ? events[events.length - 1][0] : -1;
+    return;
+  }
   const lot = root.querySelector(".kh-center .lot .kcard");
   const from = memory.lotRect;
   if (lot) memory.lotRect = lot.getBoundingClientRect();
@@ -924,7 +938,6 @@ export function afterDraw(root, memory, events) {
   const newest = events && events.length ? events[events.length - 1][0] : -1;
   const since = memory.movedUpTo === undefined ? newest : memory.movedUpTo;
   memory.movedUpTo = newest;
-  if (reducedMotion() || typeof Element.prototype.animate !== "function") return;
   // every place is read first, then everything moves: reads between writes would lay the page
   // out again for each one
   const arrivals = from ? [...root.querySelectorAll(".herd.arrived .kcard")].map((card) => [card, card.getBoundingClientRect()]) : [];

@@ -428,17 +428,23 @@ export function renderSeat(main, gameId, navigate) {
     send(msg.request_id, { kind: "pass" });
   }
 
+  let autoShown = null; // what the auto note shows ("" nothing, null not drawn yet): drawn again when it changes
   function drawAutoNote(obs) {
-    clear(autoBox);
     const key = obs && obs.auction && obs.stage === "bid" ? `${obs.turns}:${obs.auction.card}` : null;
-    if (store.outOf && key === store.outOf) {
+    const out = Boolean(store.outOf && key === store.outOf);
+    const note = !out && store.autoNote && key === store.autoNote.key ? store.autoNote.text : null;
+    const shown = out ? `out ${key}` : note === null ? "" : `note ${note}`;
+    if (shown === autoShown) return; // (every draw of an auction the person left: its buttons stay put)
+    autoShown = shown;
+    clear(autoBox);
+    if (out) {
       autoBox.appendChild(h("p", { class: "auto" }, t("web.table.out_note"), " ",
         h("button", { type: "button", "data-undo-out": "1", onclick: () => { store.outOf = null; shownRequests = ""; draw(); } }, t("web.table.undo_out"))));
     } else if (store.autoNote && key === store.autoNote.key) {
       autoBox.appendChild(h("p", { class: "auto" }, store.autoNote.text, " ",
         h("button", { type: "button", onclick: () => { localStorage.setItem(AUTO_PASS_KEY, "0"); store.autoNote = null; draw(); } }, t("web.table.always_ask"))));
     }
-    autoBox.hidden = !autoBox.firstChild;
+    if (autoBox.hidden !== !autoBox.firstChild) autoBox.hidden = !autoBox.firstChild;
   }
 
   /**
@@ -517,8 +523,9 @@ export function renderSeat(main, gameId, navigate) {
         h("div", { class: "row" }, buttons, mode.startsWith("end") ? null : sound, mode.startsWith("end") ? null : h("a", { href: `/watch/${gameId}`, class: "small", target: "_blank", rel: "noopener", title: t("web.table.spectator_title") }, t("web.table.spectator_view"))));
       if (hadFocus && buttons.length) buttons[0].focus({ preventScroll: true });
     }
-    statusEl.textContent = store.end ? t("web.table.over")
+    const status = store.end ? t("web.table.over")
       : away ? t("web.table.away") : mod.statusLine(obs, names, me);
+    if (statusEl.textContent !== status) statusEl.textContent = status; // (a write lays it out again)
 
     // messages: what the house bot did for this seat, refusals, notices; each goes away
     clear(messages);
@@ -623,7 +630,8 @@ export function renderSeat(main, gameId, navigate) {
     // deciding: the decision (with the board's line) stays in view while the board scrolls
     decisionBox.classList.toggle("deciding", open.length > 0 && !store.end);
     drawAutoNote(obs);
-    document.title = mustDecide() ? yourTurnTitle() : `${titleOf(start, publicView && publicView.view)} — ${TITLE}`;
+    const title = mustDecide() ? yourTurnTitle() : `${titleOf(start, publicView && publicView.view)} — ${TITLE}`;
+    if (document.title !== title) document.title = title;
 
     log.show(eventLines(start.game, sorted, names), stick);
     // motion last: it reads the new layout once (laid out by the log's scroll), then writes

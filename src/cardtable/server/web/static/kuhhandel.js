@@ -302,9 +302,20 @@ export function renderBoard(obs, ctx) {
     const total = ctx.wallet.reduce((a, b) => a + b, 0);
     root.appendChild(h("section", { class: "kh-mine", "aria-label": t("web.kh.your_notes"), "data-notes": ctx.wallet.join(",") },
       h("h3", {}, t("web.kh.your_notes_worth", { count: ctx.wallet.length, total })),
-      noteStacks(ctx.wallet, t("web.kh.your_notes"))));
+      drawnOnce(ctx, `${t("web.kh.your_notes")}|${ctx.wallet.join(",")}`, () => noteStacks(ctx.wallet, t("web.kh.your_notes")))));
   }
   return root;
+}
+
+/**
+ * A part of a board drawn with pictures (a `<span>`) that is the same as long as `v` is: on a
+ * board patched from draw to draw (`ctx.memory`: table.js), a stand-in (dom.js kept) that leaves
+ * the part in the page alone, else the part itself. Each picture built (an `<svg>` whose `<use>`
+ * names the drawings' file) costs the page a request to its cache even when the draw throws it
+ * away unchanged: nine a draw in a Master game, the notes and the lot.
+ */
+function drawnOnce(ctx, v, build) {
+  return ctx.memory ? kept("span", v, build) : build();
 }
 
 /** Everything seatCard() draws a seat from, as one string (equal: the same drawing). */
@@ -397,8 +408,9 @@ function center(obs, ctx) {
   const named = (s) => names[s] || `#${s}`;
   const you = (s) => String(s === ctx.me);
   const parts = [];
+  const bigCard = (card) => drawnOnce(ctx, `big ${card} ${cardName(rules, card)}`, () => cardArt(rules, card, "big"));
   parts.push(h("div", { class: "deck", "aria-label": t("web.kh.deck_label", { count: obs.deck_size }) },
-    h("span", { class: "deck-pile", "aria-hidden": "true" }, picture("back", "art back"), h("span", { class: "deck-count" }, String(obs.deck_size))),
+    drawnOnce(ctx, `deck ${obs.deck_size}`, () => h("span", { class: "deck-pile", "aria-hidden": "true" }, picture("back", "art back"), h("span", { class: "deck-count" }, String(obs.deck_size)))),
     h("span", {}, obs.deck_size ? t("web.kh.cards_left", { count: obs.deck_size }) : t("web.kh.deck_empty")),
     obs.end_phase && !obs.over ? h("span", { class: "tag" }, t("web.kh.trades_only")) : null));
   const news = lastNews(ctx.events, names, ctx.me, rules);
@@ -417,7 +429,7 @@ function center(obs, ctx) {
     const freshBid = !still && memory.bids !== undefined && memory.bids !== a.bids.length;
     memory.bids = a.bids.length;
     parts.push(h("div", { class: "auction", "aria-live": "polite" },
-      h("div", { class: "lot" }, a.lot.map((c) => cardArt(rules, c, "big"))),
+      h("div", { class: "lot" }, a.lot.map(bigCard)),
       h("div", { class: "lot-text" },
         h("p", { class: "stage" }, t("web.kh.auctions", { you: you(a.auctioneer), name: named(a.auctioneer) }), " ", h("strong", {}, lot)),
         h("p", { class: "high" }, a.high_bidder === null ? t("web.kh.no_bid_yet") : t("web.kh.highest_bid_from", { amount: a.high, name: who(a.high_bidder) })),
@@ -430,7 +442,7 @@ function center(obs, ctx) {
   if (tr) {
     const k = tr.species;
     parts.push(h("div", { class: "trade", "aria-live": "polite" },
-      h("div", { class: "lot" }, k < rules.species.length ? cardArt(rules, k, "big") : cardArt(rules, 2 * rules.species.length, "big")),
+      h("div", { class: "lot" }, bigCard(k < rules.species.length ? k : 2 * rules.species.length)),
       h("div", { class: "lot-text" },
         h("p", { class: "stage" }, t("web.kh.trade_stage", { you: you(tr.challenger), name: named(tr.challenger), opponent: who(tr.opponent), animals: animals(tr.cards, speciesKey(rules, k)) })),
         tr.again ? h("p", { class: "tie" }, t("web.kh.tie_again")) : null,
@@ -443,7 +455,7 @@ function center(obs, ctx) {
   if (c) {
     const name = cardName(rules, c.card);
     parts.push(h("div", { class: "countdown-box" },
-      h("div", { class: "lot" }, cardArt(rules, c.card, "big")),
+      h("div", { class: "lot" }, bigCard(c.card)),
       h("div", { class: "lot-text" },
         h("p", { class: "stage" }, t("web.kh.countdown_stage", { card: name, from: c.from })),
         c.claimant === null || c.claimant === undefined
@@ -458,7 +470,7 @@ function center(obs, ctx) {
   }
   if (obs.rat_pile !== null && obs.rat_pile !== undefined) {
     parts.push(h("div", { class: "ratbox" },
-      h("div", { class: "lot" }, cardArt(rules, 2 * rules.species.length, "big")),
+      h("div", { class: "lot" }, bigCard(2 * rules.species.length)),
       h("div", { class: "lot-text" },
         h("p", { class: "stage" }, t("web.kh.rat_stage", { count: obs.rat_pile })),
         obs.rat_pile ? h("p", {}, noteBacks(obs.rat_pile, t("web.kh.face_down", { count: obs.rat_pile }))) : null,
@@ -481,7 +493,8 @@ function center(obs, ctx) {
 /**
  * The board in one line for a narrow screen, above the decision (as Board Game Arena's action
  * bar): the lot, the high bid and the last bids, or the cow trade, and whose turn it is. Shown by
- * style.css only where the board is not beside the decision.
+ * style.css only where the board is not beside the decision. ctx: {names, rules, me, memory (given
+ * when the bar in the page is patched from draw to draw: its cards may be stand-ins, drawnOnce)}.
  */
 export function boardBar(obs, ctx) {
   const { names, rules, me } = ctx;
@@ -494,14 +507,15 @@ export function boardBar(obs, ctx) {
   else if (trade) turn = `${who(trade.challenger)} → ${who(trade.opponent)}: ${t("web.kh.tag_trade")}`;
   else turn = statusLine(obs, names, me);
   const parts = [];
+  const smallCard = (card) => drawnOnce(ctx, `small ${card} ${cardName(rules, card)}`, () => cardArt(rules, card));
   if (a) {
-    parts.push(h("div", { class: "lot" }, a.lot.map((c) => cardArt(rules, c))));
+    parts.push(h("div", { class: "lot" }, a.lot.map((c) => smallCard(c))));
     parts.push(h("div", { class: "bar-text" },
       h("p", { class: "high" }, a.high_bidder === null ? t("web.kh.no_bid_yet") : t("web.kh.highest_bid_from", { amount: a.high, name: who(a.high_bidder) })),
       a.bids.length ? h("p", { class: "small bar-bids" }, a.bids.slice(-3).map(([s, amount]) => (amount ? `${who(s)}: ${amount}` : t("web.kh.bid_pass", { name: who(s) }))).join(" · ")) : null,
       h("p", { class: "small", "data-whose-turn": "1" }, turn)));
   } else {
-    if (trade) parts.push(h("div", { class: "lot" }, cardArt(rules, trade.species < rules.species.length ? trade.species : 2 * rules.species.length)));
+    if (trade) parts.push(h("div", { class: "lot" }, smallCard(trade.species < rules.species.length ? trade.species : 2 * rules.species.length)));
     parts.push(h("div", { class: "bar-text" }, h("p", { "data-whose-turn": "1" }, turn)));
   }
   return h("div", { class: "kh-bar", "aria-hidden": "true" }, parts);

@@ -582,11 +582,11 @@ export function renderSeat(main, gameId, navigate) {
         start.game === "kuhhandel" ? KH.scoreBoard(res, obs, start.rules, names, me, start.pages) : CU.roundTable(res, obs, sorted, names, me, start.pages));
     }
     showBoard(board, { patch: !!obs && mod.PATCH_BOARD, result, keep: handBox, slot: handSlot });
-    const bar = start.game === "kuhhandel" && obs && !store.end ? KH.boardBar(obs, { names, rules: start.rules, me }) : null;
+    const bar = start.game === "kuhhandel" && obs && !store.end ? KH.boardBar(obs, { names, rules: start.rules, me, memory }) : null;
     const shownBar = barBox.firstElementChild;
     if (!bar) clear(barBox);
     else if (shownBar) morph(shownBar, bar);
-    else barBox.appendChild(bar);
+    else barBox.appendChild(materialize(bar));
 
     // actions: rebuilt only when the open requests change (a half-filled picker survives)
     const open = [...store.requests.values()];

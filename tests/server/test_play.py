@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from cardtable.core import Record, verify
+from patience import patience
 from server.wire import RunningServer, Wire, play_until_end
 
 pytestmark = pytest.mark.timeout(90)
@@ -50,6 +51,13 @@ def test_ranked_two_bots_meet_and_house_bots_fill_the_table(server: RunningServe
     tokens = {name: server.register(name) for name in ("alice", "bob")}
     ends: dict[str, Any] = {}
     starts: dict[str, Any] = {}
+    # Both join within the fill wait: the wait runs out only once both are queued. (With the
+    # 0.3 s of fast_settings running from alice's join, bob queued 0.4 s later on a loaded
+    # machine got a table of his own: two game ids.) The matchmaker reads the setting anew
+    # each round, as an operator's change would be read.
+    fill_wait_ms = server.settings.fill_wait_ms
+    server.settings.fill_wait_ms = 3_600_000
+    queued = threading.Barrier(3, timeout=patience(30))
 
     def play(name: str) -> None:
         with Wire(server.ws) as wire:
@@ -57,14 +65,17 @@ def test_ranked_two_bots_meet_and_house_bots_fill_the_table(server: RunningServe
             wire.send({"type": "join", "lobby": "ranked", "game": "cunegonda", "rules": "short"})
             waiting = wire.expect("waiting")
             assert waiting["lobby"] == "ranked" and waiting["rules"] == "short"
+            queued.wait()
             ends[name] = play_until_end(wire, "cunegonda")
             starts[name] = next(m for m in wire.received if m["type"] == "game_start")
 
     threads = [threading.Thread(target=play, args=(n,)) for n in tokens]
     for t in threads:
         t.start()
+    queued.wait()  # both are in the queue, nobody was seated: now the fill wait runs out
+    server.settings.fill_wait_ms = fill_wait_ms
     for t in threads:
-        t.join(timeout=80)
+        t.join(timeout=patience(80))
     assert set(ends) == {"alice", "bob"}
     # both joined within the fill wait, so they share one table of 4 with two house bots
     assert ends["alice"]["game_id"] == ends["bob"]["game_id"]

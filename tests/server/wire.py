@@ -29,18 +29,25 @@ from cardtable.server.app import create_app
 from cardtable.server.config import Settings
 from cardtable.server.limits import uvicorn_config
 from loopback import LOOPBACK
-from patience import patience
+from patience import load_factor, patience
 
-#: Every receive in these tests gives up after this long: no test can hang on the network.
+#: Every receive in these tests gives up after this long (on an idle machine: the helpers below
+#: scale every cap they are given by :func:`patience.patience`): no test can hang on the network.
 RECV_TIMEOUT = 10.0
 
 
 def fast_settings(db: str, **overrides: Any) -> Settings:
-    """Short deadlines and waits so fault and lobby tests take well under a second each."""
+    """Short deadlines and waits so fault and lobby tests take well under a second each.
+
+    A bot's deadline and time bank (400 + 300 ms on an idle machine) are what the test's own
+    client must answer within, so they grow with the load measured now (:func:`load_factor`):
+    a loaded machine that runs the client late must not turn a correct answer into a timeout
+    fault. A test reads them from the settings, never as numbers."""
+    factor = load_factor()
     settings = Settings(
         db=db,
-        deadline_ms=400,
-        time_bank_ms=300,
+        deadline_ms=round(400 * factor),
+        time_bank_ms=round(300 * factor),
         fill_wait_ms=300,
         bot_quiet_ms=300,
         quiet_ms=300,
@@ -92,8 +99,9 @@ class RunningServer(LocalServer):
         return reply.json()
 
     def wait_for(self, path: str, check: Any, timeout: float = 10.0) -> Any:
-        """Poll ``path`` until ``check(json)`` is true; returns that json."""
-        end = time.monotonic() + timeout
+        """Poll ``path`` until ``check(json)`` is true; returns that json. ``timeout`` is the
+        cap on an idle machine (scaled by :func:`patience`)."""
+        end = time.monotonic() + patience(timeout)
         while True:
             data = self.get(path)
             if check(data):
@@ -140,7 +148,11 @@ class Wire:
         # ``source``: the local address to connect from (127.0.0.N: another client address)
         options: dict[str, Any] = {} if source is None else {"source_address": (source, 0)}
         self.ws: ClientConnection = connect(
-            url, open_timeout=RECV_TIMEOUT, max_size=None, additional_headers=headers, **options
+            url,
+            open_timeout=patience(RECV_TIMEOUT),
+            max_size=None,
+            additional_headers=headers,
+            **options,
         )
         self.received: list[dict[str, Any]] = []
 
@@ -159,20 +171,24 @@ class Wire:
     def send_raw(self, text: str | bytes) -> None:
         self.ws.send(text)
 
-    def recv(self, timeout: float = RECV_TIMEOUT) -> dict[str, Any]:
-        frame = self.ws.recv(timeout=timeout)
+    def recv(self, timeout: float | None = None) -> dict[str, Any]:
+        """The next frame; ``timeout`` is exact (a poll), its default :data:`RECV_TIMEOUT` is
+        scaled by :func:`patience`."""
+        frame = self.ws.recv(timeout=patience(RECV_TIMEOUT) if timeout is None else timeout)
         data = json.loads(frame)
         validate_server_message(data)  # every frame the server sends matches its schema
         self.received.append(data)
         return data  # type: ignore[no-any-return]
 
     def expect(self, *types: str, timeout: float = RECV_TIMEOUT) -> dict[str, Any]:
-        """Read until a message of one of ``types`` arrives (others are kept in received)."""
-        end = time.monotonic() + timeout
+        """Read until a message of one of ``types`` arrives (others are kept in received);
+        ``timeout`` is the cap on an idle machine (scaled by :func:`patience`)."""
+        cap = patience(timeout)
+        end = time.monotonic() + cap
         while True:
             left = end - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"no {types} within {timeout}s")
+                raise TimeoutError(f"no {types} within {cap:.1f} s")
             message = self.recv(timeout=left)
             if message["type"] in types:
                 return message
@@ -232,12 +248,13 @@ def play_until_end(
     timeout: float = 60.0,
 ) -> dict[str, Any]:
     """Answer every request until game_end; returns it. ``misbehave(wire, request_msg)`` may
-    answer instead (return True when it did)."""
+    answer instead (return True when it did). ``timeout``: the cap on an idle machine (scaled
+    by :func:`patience`)."""
     player = LocalPlayer(game, bot)
     starts = [m for m in wire.received if m["type"] == "game_start"]
     if starts:  # already read by the caller
         player.start(starts[-1])
-    end = time.monotonic() + timeout
+    end = time.monotonic() + patience(timeout)
     while True:
         message = wire.recv(timeout=max(0.1, end - time.monotonic()))
         if message["type"] == "game_start":
@@ -262,7 +279,9 @@ def db_url(tmp_path: Path) -> str:
 
 
 def closed_by_server(wire: Wire, timeout: float = 5.0) -> Any:
-    """Read until the server closes the connection; returns the close code."""
+    """Read until the server closes the connection; returns the close code. ``timeout``: the
+    cap on an idle machine (scaled by :func:`patience`)."""
+    timeout = patience(timeout)
     end = time.monotonic() + timeout
     try:
         while time.monotonic() < end:

@@ -20,6 +20,7 @@ from client_test_server import NimServer
 from cardtable.client import Backoff, Client, ConnectionLost, ServerError, play
 from cardtable.core import Event, GameInfo, Request, Result
 from cardtable.core import registry as game_registry
+from patience import load_factor
 
 T = TypeVar("T")
 TOKENS = {"a": "tok-a", "b": "tok-b", "c": "tok-c"}
@@ -43,10 +44,17 @@ class Recording(RandomNim):
     """A random Nim player that remembers its hooks' calls (and can be made slow or broken)."""
 
     def __init__(
-        self, seed: int = 0, *, slow_on: int = -1, fail_on: int = -1, illegal_on: int = -1
+        self,
+        seed: int = 0,
+        *,
+        slow_on: int = -1,
+        fail_on: int = -1,
+        illegal_on: int = -1,
+        slow_s: float = 1.0,
     ):
         super().__init__(seed)
         self.calls = 0
+        self.slow_s = slow_s
         self.slow_on, self.fail_on, self.illegal_on = slow_on, fail_on, illegal_on
         self.starts: list[GameInfo] = []
         self.events: list[Event] = []
@@ -69,7 +77,7 @@ class Recording(RandomNim):
         self.threads.add(threading.current_thread().name)
         self.calls += 1
         if self.calls == self.slow_on:
-            time.sleep(1.0)
+            time.sleep(self.slow_s)
         if self.calls == self.fail_on:
             raise RuntimeError("broken on purpose")
         if self.calls == self.illegal_on:
@@ -120,12 +128,16 @@ def test_two_bots_play_games_and_report_results() -> None:
 
 
 def test_slow_agent_is_answered_by_fallback_within_deadline() -> None:
-    slow = Recording(1, slow_on=2)
+    # deadline 500 ms, margin 150 ms, the slow answer 1 s (idle): grown with the load alike, so
+    # that a loop the machine runs late does not take the margin (the test server and the
+    # client share it: a stall over both timers lets the server's run first)
+    factor = load_factor()
+    slow = Recording(1, slow_on=2, slow_s=factor)
 
     async def main() -> Any:
-        async with NimServer(TOKENS, deadline_ms=500) as server:
+        async with NimServer(TOKENS, deadline_ms=round(500 * factor)) as server:
             return server, *(
-                await two_bots(server, slow, Recording(2), margin_ms=150, fallback=True)
+                await two_bots(server, slow, Recording(2), margin_ms=150 * factor, fallback=True)
             )
 
     server, ra, _rb, ca, _cb = run(main())

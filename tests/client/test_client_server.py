@@ -31,7 +31,7 @@ import pytest
 from cardtable.client import Backoff, Client, GameReport
 from cardtable.client.load import register_bot
 from cardtable.core import Event, GameInfo, Request, load_bot
-from patience import patience
+from patience import load_factor, patience
 
 pytestmark = pytest.mark.timeout(180)
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
@@ -41,6 +41,8 @@ CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
 class Server:
     process: subprocess.Popen[str]
     port: int
+    #: what the test set of the server's settings (``deadline_ms``: 800)
+    settings: dict[str, int]
 
     @property
     def ws(self) -> str:
@@ -90,7 +92,7 @@ def start_server(tmp_path: Path, **settings: int) -> Server:
         if port is None and time.monotonic() > deadline:  # a late address is still its address
             process.kill()
             raise RuntimeError("the server did not print its address")
-    server = Server(process, port)
+    server = Server(process, port, settings)
     while True:
         try:
             if server.get("/api/health")["status"] == "ok":
@@ -107,11 +109,14 @@ def start_server(tmp_path: Path, **settings: int) -> Server:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One server process for the module (each test's bots have names of their own, and what a
     test reads of the server is its own bots' or, for the load tests, what grew during the run);
-    its output is read to the end in a thread, so that its log never fills the pipe."""
+    its output is read to the end in a thread, so that its log never fills the pipe. A bot's
+    deadline and time bank (800 + 400 ms on an idle machine) grow with the load measured now:
+    a bot process the machine runs late must not turn a correct answer into a fault."""
+    factor = load_factor()
     running = start_server(
         tmp_path_factory.mktemp("client_server"),
-        deadline_ms=800,
-        time_bank_ms=400,
+        deadline_ms=round(800 * factor),
+        time_bank_ms=round(400 * factor),
         fill_wait_ms=60000,
         bot_quiet_ms=300,
     )
@@ -241,10 +246,14 @@ class Slow:
 
 def test_slow_agent_is_covered_by_the_fallback_within_the_deadline(server: Server) -> None:
     token = server.register("slowpoke")
-    agent = Slow("cunegonda", slow_on=3, sleep=1.2)  # the server's limit is 800 + 400 ms
+    # the server's limit is 800 + 400 ms (idle); the client keeps 250 ms of it for the network,
+    # all three grown with the load alike
+    factor = server.settings["deadline_ms"] / 800
+    limit = (server.settings["deadline_ms"] + server.settings["time_bank_ms"]) / 1000
+    agent = Slow("cunegonda", slow_on=3, sleep=limit)
 
     async def main() -> tuple[list[GameReport], Client]:
-        client = Client(server.ws, agent, name="slowpoke", token=token, margin_ms=250)
+        client = Client(server.ws, agent, name="slowpoke", token=token, margin_ms=250 * factor)
         async with client:
             reports = await client.play("practice", "cunegonda", rules="short", opponents="random")
         return reports, client

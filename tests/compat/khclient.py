@@ -26,19 +26,24 @@ from cardtable.server.app import create_app
 from cardtable.server.config import Settings
 from cardtable.server.limits import uvicorn_config
 from loopback import LOOPBACK
-from patience import patience
+from patience import load_factor, patience
 
 #: Every wait in these tests gives up after this long: no test can hang on the network.
 WAIT = 15.0
 
 
 def kh_settings(tmp_path: Path, **overrides: Any) -> Settings:
-    """Fast settings: short waits, quick cheap house bots."""
+    """Fast settings: short waits, quick cheap house bots.
+
+    The reply timeout (400 ms on an idle machine) is what the test's own client must answer
+    within: it grows with the load measured now (:func:`load_factor`). No ``pvp_games`` table
+    is filled with house bots while a test's third bot still connects (``kh_fill_wait_ms``
+    60 s; it was 300 ms: the third bot 0.4 s late, a loaded machine, got a table of its own)."""
     settings = Settings(
         db=f"sqlite:///{tmp_path / 'kh.db'}",
-        kh_reply_timeout_ms=400,
+        kh_reply_timeout_ms=round(400 * load_factor()),
         kh_settle_ms=50,
-        kh_fill_wait_ms=300,
+        kh_fill_wait_ms=60000,
         kh_house_bots="simple:0.5",
         kh_fallback_bot="random",
         fill_wait_ms=60000,

@@ -264,7 +264,8 @@ def test_a_client_whose_server_never_returns_raises_connection_lost_in_time(
 
         took = asyncio.run(main())
     # Documented: ConnectionLost at most give_up_after seconds after the connection dropped.
-    assert took <= give_up_after + 0.5, took
+    # (0.5 s for the event loop to wake on an idle machine, more on a loaded one)
+    assert took <= give_up_after + patience(0.5), took
 
 
 def test_a_bot_started_without_a_server_fails_at_once_with_connection_lost() -> None:

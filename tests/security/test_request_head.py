@@ -19,6 +19,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 
 from cardtable.server.limits import protocol_classes
+from patience import patience
 from server.wire import RunningServer, Wire, db_url, fast_settings, play_until_end, running_server
 
 pytestmark = pytest.mark.timeout(90)
@@ -226,14 +227,15 @@ def test_a_head_must_be_complete_within_the_header_timeout(tmp_path: Path) -> No
         sock.sendall(HEAD_START)
         started = time.monotonic()
         answer = b""
-        while time.monotonic() - started < 8:
+        # 8 and 4 s on an idle machine; never kept open as long as bytes arrive
+        while time.monotonic() - started < patience(8):
             with contextlib.suppress(OSError):
                 sock.sendall(b"a")
             if readable(sock, 0.1):
                 answer = _answer(sock, 2.0)
                 break
         assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
-        assert time.monotonic() - started < 4
+        assert time.monotonic() - started < patience(4)
 
 
 def test_a_chunked_body_past_the_cap_gets_413_and_the_connection_is_closed(

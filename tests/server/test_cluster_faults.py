@@ -17,6 +17,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from loopback import LOOPBACK
+from patience import patience
 from server.test_cluster import RANDOM_BOTS, cluster, database, redis_prefix
 from server.wire import Wire
 
@@ -110,7 +111,7 @@ def test_the_faults_of_a_game_whose_process_died_are_stored(
         """Seconds until ``n`` faults of the game are stored (polled every 5 ms)."""
         start = time.monotonic()
         while len(stored(game_id)) < n:
-            assert time.monotonic() - start < 10, f"{stored(game_id)} (see {log})"
+            assert time.monotonic() - start < patience(10), f"{stored(game_id)} (see {log})"
             time.sleep(0.005)
         return time.monotonic() - start
 
@@ -152,7 +153,7 @@ def test_the_faults_of_a_game_whose_process_died_are_stored(
                 while True:
                     wire.recv(timeout=5)
             told = [m["code"] for m in wire.received if m["type"] == "rejected"]
-        end = time.monotonic() + 30
+        end = time.monotonic() + patience(30)
         while True:
             detail = LOOPBACK.get(f"{survivor.http}/api/games/{game_id}").json()
             if detail["status"] != "running" or time.monotonic() > end:

@@ -22,6 +22,7 @@ from websockets.sync.client import connect
 from websockets.uri import parse_uri
 
 from loopback import LOOPBACK
+from patience import patience
 from server.wire import (
     RunningServer,
     Wire,
@@ -141,7 +142,7 @@ def test_a_body_declared_too_large_is_refused_before_it_is_read(server: RunningS
     reply = _raw_http(server.port, head, body)
     assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
     assert b"exceeds the limit of 65536 bytes" in reply
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < patience(4)  # 4 s on an idle machine
     assert LOOPBACK.get(f"{server.http}/api/bots/big-body").status_code == 404
 
 
@@ -400,7 +401,7 @@ def test_a_body_that_stalls_gets_408(tmp_path: Path) -> None:
         reply = _raw_http(server.port, head, b'{"name": "stal', timeout=5)
         assert reply.startswith(b"HTTP/1.1 408"), reply[:200]
         assert b"stalled for 0.5 s" in reply
-        assert time.monotonic() - started < 4
+        assert time.monotonic() - started < patience(4)  # 4 s on an idle machine
 
 
 def test_an_action_nested_as_deep_as_the_decoder_goes_is_one_fault(

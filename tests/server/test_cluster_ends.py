@@ -53,7 +53,7 @@ def test_a_game_stored_finished_is_never_told_aborted_when_its_process_dies(
         with Wire(owner.ws) as first:
             first.hello_bot("ender", token)
             first.send({"type": "join", "lobby": "practice", "game": "kuhhandel"})
-            start = first.expect("game_start", timeout=patience(15))
+            start = first.expect("game_start", timeout=15)
             game_id = start["game_id"]
         player = LocalPlayer("kuhhandel")
         player.start(start)
@@ -85,7 +85,7 @@ def test_a_game_stored_finished_is_never_told_aborted_when_its_process_dies(
             status, result_json, rated = stored(game_id)
             assert status == "finished" and result_json is not None
             owner.kill()  # before the relayed game_end went out
-            told = wire.expect("game_end", timeout=patience(30))
+            told = wire.expect("game_end", timeout=30)
         # the game's end as the database holds it, not "aborted"
         result = json.loads(result_json)
         assert told["game_id"] == game_id

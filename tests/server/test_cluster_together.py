@@ -219,33 +219,33 @@ def test_a_rematch_offer_reaches_the_other_process_and_is_accepted_there(
 
             # a game no process ran cannot be played again: refused at once, as on one process
             ben.send({"type": "join", "lobby": "private", "again": "0123456789abcdef"})
-            assert ben.expect("error", timeout=patience(15))["code"] == "unknown_game"
+            assert ben.expect("error", timeout=15)["code"] == "unknown_game"
             # Ada (on ta, where the game ran) offers; Ben on tb sees the offer
             ada.send({"type": "join", "lobby": "private", "again": gid})
             table = ada.expect("table")
             assert table["again"] == gid and table["open_seats"] == 1
-            offer = ben.expect("table", timeout=patience(15))
+            offer = ben.expect("table", timeout=15)
             assert offer["offer"] is True and offer["again"] == gid
             assert offer["invite"] == table["invite"] and "Ada" in offer["players"]
             # Ben declines from tb: Ada is told; the table waits on
             ben.send({"type": "leave", "again": gid})
-            declined = ada.expect("declined", timeout=patience(15))
+            declined = ada.expect("declined", timeout=15)
             assert declined == {"type": "declined", "again": gid, "name": "Ben"}
             # Ada leaves the waiting table; Ben asks to play again himself (from tb, the game
             # ran on ta): he waits at a table of ta, Ada (on ta) is offered it
             ada.send({"type": "leave"})
             ben.send({"type": "join", "lobby": "private", "again": gid})
-            waiting = ben.expect("table", timeout=patience(15))
+            waiting = ben.expect("table", timeout=15)
             assert waiting["open_seats"] == 1 and "offer" not in waiting
-            offer = ada.expect("table", timeout=patience(15))
+            offer = ada.expect("table", timeout=15)
             assert offer["offer"] is True and offer["invite"] == waiting["invite"]
             # Ben leaves it from tb: ta takes him off (asking again is no "busy" then)
             ben.send({"type": "leave"})
             ben.send({"type": "join", "lobby": "private", "again": gid})
-            assert ben.expect("table", "error", timeout=patience(15))["type"] == "table"
+            assert ben.expect("table", "error", timeout=15)["type"] == "table"
             # Ada accepts: the game starts on both, same seats
             ada.send({"type": "join", "lobby": "private", "again": gid})
-            again = [w.expect("game_start", timeout=patience(15)) for w in (ada, ben)]
+            again = [w.expect("game_start", timeout=15) for w in (ada, ben)]
             new_id = again[0]["game_id"]
             assert again[1]["game_id"] == new_id != gid
             assert again[0]["names"] == first[0]["names"]  # seats not reshuffled
@@ -253,7 +253,7 @@ def test_a_rematch_offer_reaches_the_other_process_and_is_accepted_there(
                 assert after["seat"] == before["seat"] and after["chat"] is True
             # the rematch runs on ta with Ben relayed: they still talk
             ben.send({"type": "chat", "game_id": new_id, "text": "revanche!"})
-            assert ada.expect("chat", timeout=patience(15))["text"] == "revanche!"
+            assert ada.expect("chat", timeout=15)["text"] == "revanche!"
             presence_of(tb, new_id, "Ben", "here")
     finally:
         ta.stop()
@@ -294,7 +294,7 @@ def _play_both(wires: list[Wire]) -> None:
     ends: list[Any] = [None] * len(wires)
 
     def run(i: int) -> None:
-        ends[i] = play_until_end(wires[i], "cunegonda", timeout=patience(120))
+        ends[i] = play_until_end(wires[i], "cunegonda", timeout=120)
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(wires))]
     for t in threads:

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from loopback import LOOPBACK
-from patience import patience
 from server.wire import (
     RunningServer,
     Wire,
@@ -37,7 +36,7 @@ def test_an_ended_game_is_gone_and_an_unknown_one_not_found(server: RunningServe
     wire.hello_guest("Ende")
     game_id = join_practice(wire)["game_id"]
     assert server.get(f"/api/tables/{game_id}/public")["id"] == game_id  # running: 200
-    play_until_end(wire, "kuhhandel", timeout=patience(60))
+    play_until_end(wire, "kuhhandel", timeout=60)
     wire.close()
     gone = LOOPBACK.get(f"{server.http}/api/tables/{game_id}/public")
     assert gone.status_code == 410, gone.text

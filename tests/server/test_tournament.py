@@ -109,7 +109,7 @@ def play_out(
         for n, token in tokens.items()
     ]
     info = server.wait_for(
-        f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=patience(90)
+        f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=90
     )
     for thread, _ in bots:
         thread.join(timeout=20)
@@ -283,7 +283,7 @@ def test_faults_ban_then_suspend(server: RunningServer) -> None:
     )
     others = [enter(server, n, tokens[n], tid, bot="random") for n in names[1:]]
     info = server.wait_for(
-        f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=patience(100)
+        f"/api/tournaments/{tid}", lambda d: d["status"] == "finished", timeout=100
     )
     thread.join(timeout=20)
     for th, _ in others:

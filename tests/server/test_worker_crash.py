@@ -246,9 +246,7 @@ def test_sigkill_of_a_relaying_process_charges_the_relayed_seat_no_fault(tmp_pat
             assert wire.hello_bot("relayed", token)["type"] == "welcome"
             wire.send({"type": "join", "lobby": "ranked", "game": "kuhhandel", "rules": "classic"})
             bots = Bots(p0.http, {n: p0.register(n) for n in ("home0", "home1")})
-            request = wire.expect(
-                "request", timeout=patience(60)
-            )  # its table runs on r0 (two bots of 3)
+            request = wire.expect("request", timeout=60)  # its table runs on r0 (two bots of 3)
             game_id = str(request["game_id"])
             with engine.connect() as conn:
                 instance = conn.execute(select(games.c.instance).where(games.c.id == game_id))

@@ -45,7 +45,7 @@ def test_the_final_board_says_no_animals_not_no_animals_yet(tab: Tab, server: We
         game_id = game_id_of(tab)
         ended: list[dict[str, Any]] = []
         player = threading.Thread(
-            target=lambda: ended.append(play_until_end(host, "kuhhandel", timeout=patience(120)))
+            target=lambda: ended.append(play_until_end(host, "kuhhandel", timeout=120))
         )
         player.start()
         play_until_over(tab, kuhhandel_step, limit_s=120)

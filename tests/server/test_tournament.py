@@ -20,7 +20,7 @@ from cardtable.core import Record, verify
 from cardtable.server.store import Store
 from cardtable.server.tournaments import TournamentStore
 from loopback import LOOPBACK
-from patience import patience
+from patience import load_factor, patience
 from server import wire
 from server.wire import RunningServer, db_url, fast_settings, running_server
 
@@ -239,8 +239,9 @@ def test_swiss_with_house_seats_plays_tables_side_by_side(server: RunningServer)
 class SleepyBot:
     """Plays like the random bot, but sleeps past the deadline on its first decisions."""
 
-    def __init__(self, late: int) -> None:
+    def __init__(self, late: int, sleep_s: float = 1.5) -> None:
         self.late = late
+        self.sleep_s = sleep_s
         self.asked = 0
         self.inner: Any = None
 
@@ -254,7 +255,7 @@ class SleepyBot:
 
         self.asked += 1
         if self.asked <= self.late:
-            time.sleep(1.5)
+            time.sleep(self.sleep_s)
         return self.inner.act(observation, request)
 
 
@@ -264,6 +265,7 @@ def test_faults_ban_then_suspend(server: RunningServer) -> None:
     its remaining games; the standings show both."""
     names = [f"fb{i}" for i in range(3)]
     tokens = {n: server.register(n) for n in names}
+    deadline_ms = round(600 * load_factor())
     t = organise(
         server,
         name="faults",
@@ -271,15 +273,24 @@ def test_faults_ban_then_suspend(server: RunningServer) -> None:
         entrants=names,
         deals=2,
         rules="classic",
-        deadline_ms=600,
+        # every entrant's limit (600 ms idle): the two random entrants, run late on a loaded
+        # machine, must not collect faults of their own
+        deadline_ms=deadline_ms,
         time_bank_ms=0,
         ban_after_faults=2,
         suspend_after_faults=4,
         quiet_ms=40,
     )
     tid = t["id"]
+    # sleeps 1.5 s (idle) a decision: past the deadline, whatever the load
+    sleepy = 2.5 * deadline_ms / 1000
     thread, _ = enter(
-        server, names[0], tokens[names[0]], tid, lambda info: SleepyBot(10_000), fallback=False
+        server,
+        names[0],
+        tokens[names[0]],
+        tid,
+        lambda info: SleepyBot(10_000, sleep_s=sleepy),
+        fallback=False,
     )
     others = [enter(server, n, tokens[n], tid, bot="random") for n in names[1:]]
     info = server.wait_for(

@@ -169,6 +169,15 @@ def wait_running(http: str, tid: str, done: int, deadline: float) -> dict[str, i
         time.sleep(0.1)
 
 
+def stored(http: str, game_id: str) -> bool:
+    """Whether ``game_id``'s start is in the database (``GET /api/games/{id}`` through
+    ``http``): a process killed before that leaves only the tournament's claim."""
+    try:
+        return LOOPBACK.get(f"{http}/api/games/{game_id}", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
 def settled(game_id: str, games: Callable[[], list[Game]], deadline: float) -> str:
     """Waits (until ``deadline``) for ``game_id`` to stop running: its state (``done`` or
     ``void``); ``games`` lists the tournament's games."""

@@ -127,6 +127,11 @@ class Process(LocalServer):
         self.env: dict[str, str] = {}
 
     def start(self) -> None:
+        self.launch()
+        self.wait_ready()
+
+    def launch(self) -> None:
+        """Starts the process (without waiting for it: :meth:`wait_ready`)."""
         env = {
             **os.environ,
             "CARDTABLE_FILL_WAIT_MS": "1500",
@@ -160,7 +165,10 @@ class Process(LocalServer):
             text=True,
             env=env,
         )
-        assert self.proc.stdout is not None
+
+    def wait_ready(self) -> None:
+        """Waits for the launched process to print its address and answer its health check."""
+        assert self.proc is not None and self.proc.stdout is not None
         line = self.proc.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
         assert match, f"serve printed {line!r}; see {self.log}"
@@ -190,6 +198,17 @@ class Process(LocalServer):
                 self.proc.wait()
 
 
+def start_together(procs: Iterable[Process]) -> None:
+    """Starts ``procs``: the first alone (it creates the database's tables), then the others
+    at once (their start-ups overlap on a machine with a core to spare), waiting for each."""
+    first, *rest = procs
+    first.start()
+    for p in rest:
+        p.launch()
+    for p in rest:
+        p.wait_ready()
+
+
 def cluster(
     names: Iterable[str], database: str, redis_prefix: str, tmp_path: Path, config: str
 ) -> list[Process]:
@@ -207,8 +226,7 @@ def test_three_processes_one_competition_survive_sigkill(
     procs = cluster([f"p{i}" for i in range(3)], database, redis_prefix, tmp_path, RANKED_RANDOM)
     log = procs[0].log
     try:
-        for p in procs:
-            p.start()
+        start_together(procs)
         tokens = {f"cb{i}": procs[HOME[i]].register(f"cb{i}") for i in range(BOTS)}
         health = LOOPBACK.get(f"{procs[0].http}/api/health").json()
         assert health["cluster"]["process"].startswith("p0-")
@@ -326,10 +344,11 @@ async def _play_and_kill(
 
     async def killer() -> int:
         kills = 0
-        await asyncio.sleep(1.0)
         while kills < KILLS and not done.is_set():
             # kill the process that runs a game at this moment, so that every kill hits one
-            # (tables run where the cluster places them: a fixed victim could hold none)
+            # (tables run where the cluster places them: a fixed victim could hold none); no
+            # pause before the restart nor after it: the search waits for a running game, and
+            # a restarted process aborts what its predecessor left running before it answers
             victim = None
             end = time.monotonic() + patience(20)
             while victim is None and time.monotonic() < end:
@@ -341,9 +360,7 @@ async def _play_and_kill(
             await asyncio.to_thread(victim.kill)
             kills += 1
             print(f"{time.monotonic() - t0:.1f} s: killed {victim.name} ({kills})", flush=True)
-            await asyncio.sleep(0.5)
             await asyncio.to_thread(victim.start)
-            await asyncio.sleep(2.0)
         killed.set()
         engine.dispose()
         return kills

@@ -31,6 +31,7 @@ from server.test_cluster import (
     cluster,
     database,
     redis_prefix,
+    start_together,
 )
 
 __all__ = ["database", "redis_prefix"]  # fixtures
@@ -215,8 +216,7 @@ def test_a_tournament_table_between_equals_runs_on_the_less_busy_process(
     bots: list[subprocess.Popen[str]] = []
     idlers: list[Wire] = []
     try:
-        busy.start()
-        idle.start()
+        start_together([busy, idle])
         tokens = {
             n: LOOPBACK.post(f"{busy.http}/api/bots", json={"name": n}).json()["token"]
             for n in [*entrants, "idler0", "idler1"]

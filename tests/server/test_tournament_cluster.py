@@ -30,7 +30,7 @@ if TESTS not in sys.path:
 
 from patience import patience  # noqa: E402
 from server import cluster_cup as cup  # noqa: E402
-from server.test_cluster import database, redis_prefix  # noqa: E402, F401
+from server.test_cluster import database, redis_prefix, start_together  # noqa: E402, F401
 from server.wire import organise  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
@@ -52,8 +52,7 @@ def test_a_mixed_tournament_on_a_cluster_survives_sigkill(
     stop = threading.Event()
     seen: list[Any] = []
     try:
-        host.start()
-        office.start()
+        start_together([host, office])
         tokens = cup.register_bots(office.http, NATIVE)
         cup.register_kh(office.http, [KH])
         tid = organise(
@@ -72,8 +71,25 @@ def test_a_mixed_tournament_on_a_cluster_survives_sigkill(
         # enters again after every game, and after its server went away
         kh = cup.in_thread(cup.kh_entrant, KH, host, tid, stop, seen, timeout=120)
         cup.wait_running(office.http, tid, done=1, deadline=time.monotonic() + patience(120))
-        host.kill()
-        host.start()  # on its port, under its name: it settles what its predecessor left
+
+        def games() -> list[dict[str, Any]]:
+            return cup.games_of(tid, office.http)
+
+        # kill host while a game runs whose start is stored, until a kill cuts one off (a
+        # game may end first); a kill between a claim and the table's start would leave the
+        # row to the 60 s stale-claim sweep (tournaments.STALE_CLAIM_S), a wait this test
+        # does not check
+        end = time.monotonic() + patience(120)
+        while True:
+            running = [g["game_id"] for g in games() if g["state"] == "running" and g["game_id"]]
+            if not running or not cup.stored(office.http, running[0]):
+                assert time.monotonic() < end, games()
+                time.sleep(0.03)
+                continue
+            host.kill()
+            host.start()  # on its port, under its name: it settles what its predecessor left
+            if cup.settled(running[0], games, end) == "void":
+                break
         cup.wait_finished(office.http, tid, time.monotonic() + patience(180))
         cup.wait_bots_over(bots, tid, timeout=60)
         cup.join([kh])
@@ -113,8 +129,7 @@ def test_a_tournament_seats_entrants_of_two_processes_at_one_table(
     bots: dict[str, subprocess.Popen[str]] = {}
     shared = redis.Redis.from_url("redis://127.0.0.1:6379/0", decode_responses=True)
     try:
-        for p in procs:
-            p.start()
+        start_together(procs)
         tokens = cup.register_bots(procs[0].http, SPLIT)
         tid = organise(
             procs[0].http,
@@ -204,8 +219,7 @@ def test_a_process_never_stands_in_for_an_entrant_another_process_has_seen(
     host, office = cup.two_processes("a", database, redis_prefix, tmp_path, monkeypatch)
     bots: dict[str, subprocess.Popen[str]] = {}
     try:
-        host.start()
-        office.start()
+        start_together([host, office])
         tokens = cup.register_bots(office.http, ALONE)
         later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
         tid = organise(

@@ -29,7 +29,7 @@ if TESTS not in sys.path:
 from compat.khclient import KhClient, Rejected, Script, play  # noqa: E402
 from patience import patience  # noqa: E402
 from server import cluster_cup as cup  # noqa: E402
-from server.test_cluster import Process, database, redis_prefix  # noqa: E402, F401
+from server.test_cluster import Process, database, redis_prefix, start_together  # noqa: E402, F401
 from server.wire import organise  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -73,8 +73,7 @@ def test_kuh_handel_entrants_of_two_processes_play_at_one_table(
     stop = threading.Event()
     ends: dict[str, list[Any]] = {n: [] for n in KH}
     try:
-        for p in procs:
-            p.start()
+        start_together(procs)
         office = procs[0]
         tokens = cup.register_bots(office.http, NATIVE)
         cup.register_kh(office.http, KH)
@@ -164,8 +163,7 @@ def test_killing_a_process_that_holds_a_relayed_kuh_handel_seat(
     seen: dict[str, list[Any]] = {n: [] for n in KH}
     shared = redis.Redis.from_url("redis://127.0.0.1:6379/0", decode_responses=True)
     try:
-        for p in procs:
-            p.start()
+        start_together(procs)
         tokens = cup.register_bots(procs[0].http, NATIVE)
         cup.register_kh(procs[0].http, KH)
         tid = organise(

@@ -25,6 +25,7 @@ from cardtable.arena.plan import Entry
 from cardtable.arena.play import GameOutcome
 from cardtable.arena.stats import standings
 from loopback import LOOPBACK
+from patience import patience
 from server import cluster_cup as cup
 
 pytestmark = pytest.mark.timeout(240)
@@ -149,7 +150,14 @@ def test_sigkill_mid_tournament(tmp_path: Path) -> None:
                 bots[n] = cup.native_bot(url, n, tid, tokens[n], bot="heuristic")
             # kill the server while the second game runs (one done, one running)
             cup.wait_running(url, tid, done=1, deadline=time.monotonic() + 120)
-            time.sleep(1.0)
+            # once its start is stored (waited for, not slept on: a second before)
+            end = time.monotonic() + patience(60)
+            while not any(
+                g["state"] == "running" and g["game_id"] and cup.stored(url, g["game_id"])
+                for g in cup.games_of(tid, url)
+            ):
+                assert time.monotonic() < end, cup.games_of(tid, url)
+                time.sleep(0.03)
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=10)
         with serve(db, port, log):

@@ -53,6 +53,7 @@ from cardtable.arena.plan import derive_seed
 from cardtable.core import game_spec
 from cardtable.server.cluster import _DEL_IF, choose_owner
 from cardtable.server.compat.seat import KhSeat
+from cardtable.server.dead_claims import hold_claim
 from cardtable.server.organiser import FOR_GOOD, stands_in
 from cardtable.server.table import SeatState, Table, TableSetup
 from cardtable.server.tournaments import (
@@ -544,6 +545,8 @@ class TournamentLobby:
                     # an entrant was seated by another process meanwhile: plan it again
                     await self._db(self.db.release, row.row_id, row.game_id)
                     continue
+                if hold_claim(row.game_id):
+                    await asyncio.Future()  # as if killed before the table starts (dead_claims.py)
                 await self._launch(run, row)
 
     def _stand_in(self, run: Running, pos: int) -> bool:

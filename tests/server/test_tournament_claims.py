@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import timedelta
 
 import pytest
+from sqlalchemy import update
 
 from cardtable.server.store import Store
-from cardtable.server.tournaments import TournamentSpec, TournamentStore
+from cardtable.server.store.db import now
+from cardtable.server.store.models import tournament_games
+from cardtable.server.tournaments import STALE_CLAIM_S, TournamentSpec, TournamentStore
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -86,4 +90,39 @@ def test_a_claim_given_back_is_planned_again_and_accept_picks_the_games(pg_url: 
     assert again[0].game_id != row.game_id
     info = db.get(tid)
     assert info is not None and info["games"]["void"] == 0 and info["games"]["running"] == 1
+    store.close()
+
+
+def test_a_claim_of_a_process_without_a_lease_is_stale_at_once(pg_url: str) -> None:
+    """The stale-claim rule (server/dead_claims.py): a claim whose game never started is given
+    back at once when its process lost its lease (``instances_gone``, from the cluster), and
+    only after ``STALE_CLAIM_S`` when its process still holds one (it may be slow to start)."""
+    store = Store(pg_url)
+    store.migrate()
+    names = [f"sc{i}" for i in range(6)]
+    for n in names:
+        store.create_bot(n)
+    spec = TournamentSpec(name="sc", seats=3, entrants=names, deals=1, rules="classic")
+    db = TournamentStore(store)
+    tid = db.create(spec)
+    (live,) = db.claim(tid, {0, 1, 2}, "p-live", limit=1)
+    (dead,) = db.claim(tid, {3, 4, 5}, "p-dead", limit=1)
+    assert db.claimants() == {"p-live", "p-dead"}
+    assert db.stale() == []  # both fresh, their processes' leases unknown: left alone
+    assert db.stale({"p-other"}) == []  # a process without a lease and without a claim
+    assert db.stale({"p-dead"}) == [dead.row_id]  # the live one's claim is left alone
+    # the live process's claim is given up only once it is STALE_CLAIM_S old
+    with store.engine.begin() as conn:
+        conn.execute(
+            update(tournament_games)
+            .where(tournament_games.c.id == live.row_id)
+            .values(claimed_at=now() - timedelta(seconds=STALE_CLAIM_S + 1))
+        )
+    assert db.stale() == [live.row_id]
+    assert sorted(db.stale({"p-dead"})) == sorted([live.row_id, dead.row_id])
+    # settled: void and the same slot planned again (the next attempt), its claimant gone
+    assert db.settle(dead.row_id) == "void"
+    again = [g for g in db.games_list(tid) if g["slot"] == dead.slot]
+    assert [(g["attempt"], g["state"]) for g in again] == [(0, "void"), (1, "planned")]
+    assert db.claimants() == {"p-live"}
     store.close()

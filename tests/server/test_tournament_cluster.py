@@ -76,9 +76,8 @@ def test_a_mixed_tournament_on_a_cluster_survives_sigkill(
             return cup.games_of(tid, office.http)
 
         # kill host while a game runs whose start is stored, until a kill cuts one off (a
-        # game may end first); a kill between a claim and the table's start would leave the
-        # row to the 60 s stale-claim sweep (tournaments.STALE_CLAIM_S), a wait this test
-        # does not check
+        # game may end first); a kill between a claim and the table's start has its own test
+        # (test_tournament_dead_claim.py)
         end = time.monotonic() + patience(120)
         while True:
             running = [g["game_id"] for g in games() if g["state"] == "running" and g["game_id"]]

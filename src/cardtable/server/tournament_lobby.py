@@ -53,7 +53,7 @@ from cardtable.arena.plan import derive_seed
 from cardtable.core import game_spec
 from cardtable.server.cluster import _DEL_IF, choose_owner
 from cardtable.server.compat.seat import KhSeat
-from cardtable.server.dead_claims import hold_claim
+from cardtable.server.dead_claims import hold_claim, without_lease
 from cardtable.server.organiser import FOR_GOOD, stands_in
 from cardtable.server.table import SeatState, Table, TableSetup
 from cardtable.server.tournaments import (
@@ -508,7 +508,10 @@ class TournamentLobby:
             await self._refresh(tid)
         for tid in list(self.live):
             await self._refresh(tid)
-        for row_id in await self._db(self.db.stale):
+        gone: set[str] = set()
+        if self.hub.cluster is not None:  # a dead process's claims now (dead_claims.py)
+            gone = await without_lease(self.hub.cluster, await self._db(self.db.claimants))
+        for row_id in await self._db(self.db.stale, gone):
             await self._db(self.db.settle, row_id)
 
     async def tick(self) -> None:

@@ -27,7 +27,7 @@ import json
 import math
 import secrets
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -650,9 +650,22 @@ class TournamentStore:
             self.settle(row_id)
         return ids
 
-    def stale(self, instances_alive: set[str] | None = None) -> list[int]:
+    def claimants(self) -> set[str]:
+        """The processes (``instance``) holding running rows (in a cluster: whose leases the
+        sweep asks about, server/dead_claims.py)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(tournament_games.c.instance)
+                .where(tournament_games.c.state == "running")
+                .distinct()
+            ).all()
+        return {str(r.instance) for r in rows if r.instance is not None}
+
+    def stale(self, instances_gone: Set[str] = frozenset()) -> list[int]:
         """Running rows that no live process will settle: their game ended (finished or
-        aborted by a reaper) or never started within :data:`STALE_CLAIM_S`."""
+        aborted by a reaper) or never started within :data:`STALE_CLAIM_S`, or their process
+        is one of ``instances_gone`` (in a cluster: it lost its lease, server/dead_claims.py),
+        whatever their game's state."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(
@@ -668,20 +681,16 @@ class TournamentStore:
             ).all()
         out = []
         for r in rows:
-            if r.status == "aborted":
+            if r.status == "aborted" or r.instance in instances_gone:
+                # a dead process's claim is played again now, not STALE_CLAIM_S after it
                 out.append(int(r.id))
-            elif r.status == "finished" and r.claimed_at is not None:
-                # its end is stored but its process died before settling it (a live process
-                # settles its own at once; settling twice is harmless)
+            elif r.status in ("finished", None) and r.claimed_at is not None:
+                # finished: its end is stored but its process died before settling it (a live
+                # process settles its own at once; settling twice is harmless); None: never
+                # started (a live process may be slow to start it: only after STALE_CLAIM_S)
                 age = (now() - _aware(r.claimed_at)).total_seconds()
                 if age > STALE_CLAIM_S:
                     out.append(int(r.id))
-            elif r.status is None and r.claimed_at is not None:
-                age = (now() - _aware(r.claimed_at)).total_seconds()
-                if age > STALE_CLAIM_S:
-                    out.append(int(r.id))
-            elif instances_alive is not None and r.instance not in instances_alive:
-                out.append(int(r.id))
         return out
 
     def _count_faults(self, conn: Connection, row: Any) -> None:

@@ -243,26 +243,66 @@ def test_silent_and_slowloris_sockets_are_closed_and_a_table_plays_on(tmp_path: 
         assert server.get("/api/health")["status"] == "ok"
 
 
+def _held_connection(port: int) -> socket.socket:
+    """A connection the server has certainly counted, kept open: a request answered on it (the
+    server counts a connection when it accepts it, before it reads a byte of it), then the head
+    of a next request begun and never ended (a connection within a head is not closed by the
+    keep-alive timeout, only by the header timeout, which the test sets)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=patience(5))
+    sock.sendall(b"GET /api/health HTTP/1.1\r\nhost: x\r\n\r\n")
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        chunk = sock.recv(65536)
+        assert chunk, f"closed before its answer: {reply[:200]!r}"
+        reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head[:200]
+    length = int(
+        next(
+            line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+        ).split(b":")[1]
+    )
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        assert chunk, "closed within its answer"
+        body += chunk
+    sock.sendall(b"GET /api/health HTTP/1.1\r\n")
+    return sock
+
+
 def test_connections_per_address_are_capped_with_429(tmp_path: Path) -> None:
+    # no pauses for the server to count or forget a connection: each held one has had a
+    # request answered (so it is counted), and each is let go once the server has closed its
+    # side (so it is forgotten); the server's own count (in this process, the guard that
+    # uvicorn_config puts on app.state) agrees at both points
     settings = fast_settings(
-        db_url(tmp_path), max_connections_per_address=20, connection_cap_exempt=""
+        db_url(tmp_path),
+        max_connections_per_address=20,
+        connection_cap_exempt="",
+        header_timeout_s=patience(30),  # the held connections stay for the whole test
     )
     with running_server(settings) as server:
-        held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(20)]
+        guard = server.app.state.connection_guard
+        held = [_held_connection(server.port) for _ in range(20)]
         try:
-            time.sleep(0.1)
+            assert guard.count("127.0.0.1") == 20
             with pytest.raises(InvalidStatus) as refused:
-                connect(server.ws, open_timeout=5).close()
+                connect(server.ws, open_timeout=patience(5)).close()
             assert refused.value.response.status_code == 429
             assert refused.value.response.headers["Retry-After"] == "10"
             assert b"more than 20 open connections from your address" in refused.value.response.body
             with pytest.raises(httpx.HTTPError):
                 # the refusal comes before any request is read
-                LOOPBACK.get(f"{server.http}/api/health", timeout=5).raise_for_status()
+                LOOPBACK.get(f"{server.http}/api/health", timeout=patience(5)).raise_for_status()
+            for sock in held:
+                sock.shutdown(socket.SHUT_WR)
+            for sock in held:
+                # the server's end closes only after it has let the connection go
+                _read_untilclosed_by_server(sock, patience(5))
         finally:
             for sock in held:
                 sock.close()
-        time.sleep(0.2)
+        assert guard.count("127.0.0.1") == 0
         assert server.get("/api/health")["status"] == "ok"  # once they are gone, room again
 
 

@@ -11,6 +11,7 @@ import pytest
 from cardtable.arena import BotReplaced, DecisionTimeout, guard_agent
 from cardtable.arena.guard import BotCrashed
 from cardtable.core import Event, Request
+from patience import patience
 
 REQ = Request(0, "card", (1, 2, 3))
 
@@ -42,11 +43,30 @@ def test_an_answer_within_the_deadline_passes_through() -> None:
     agent.close()
 
 
+class Held:
+    """Answers with the first choice; its first decision waits until the test lets it go
+    (it is late for sure, however slowly this machine runs the guard's thread)."""
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.calls = 0
+
+    def act(self, observation: Any, request: Request) -> Any:
+        self.calls += 1
+        if self.calls == 1:
+            assert self.go.wait(timeout=patience(30))
+        return request.choices[0]
+
+
 def test_a_late_bot_forfeits_one_decision_and_keeps_playing() -> None:
-    agent = guard_agent(Sleeper([0.6, 0.0]), timeout=0.4, name="late")
+    # the deadline (0.4 s idle) is also the grace the late call gets at the next decision: it
+    # grows with the load, as the time for the bot's thread to wake up and finish does
+    bot = Held()
+    agent = guard_agent(bot, timeout=patience(0.4), name="late")
     with pytest.raises(DecisionTimeout):
         agent.act(None, REQ)
-    # The late call finishes within the grace deadline: the bot plays on, its late answer dropped.
+    bot.go.set()  # the late call finishes now, after its deadline, within the grace deadline
+    # the bot plays on, its late answer dropped
     assert agent.act(None, Request(0, "card", (7,))) == 7
     assert not agent.abandoned
     agent.close()

@@ -15,6 +15,7 @@ from cardtable.arena import Report, TournamentPlan, check_plan, make_entries, ru
 from cardtable.arena.guard import queue_wait
 from cardtable.core import Record, replay, verify
 from conftest import TOY, bot
+from patience import patience
 
 
 def toy_plan(bots: list[str], deals: int = 10, **kw: Any) -> TournamentPlan:
@@ -115,8 +116,13 @@ def test_a_spinning_bot_does_not_keep_burning_cpu() -> None:
     assert not any(t.name.startswith("arena-spins") for t in threading.enumerate())
 
 
-def test_a_bot_late_once_forfeits_that_decision_only() -> None:
-    report = run_tournament(toy_plan([bot("late_once"), "random"], deals=1, decision_timeout=0.4))
+def test_a_bot_late_once_forfeits_that_decision_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # late by half a deadline and done half a deadline before its grace ends (0.4 s idle): the
+    # margins on both sides (0.2 s idle) grow with the load, as a thread's wake-up delay does
+    deadline = patience(0.4)
+    monkeypatch.setenv("LATE_ONCE_SECONDS", str(1.5 * deadline))
+    plan = toy_plan([bot("late_once"), "random"], deals=1, decision_timeout=deadline)
+    report = run_tournament(plan)
     bad = report.rows[0]
     assert bad.faults == {"timeout": 2}  # the first decision of each of its two games
     assert bad.decisions == 2 * 4

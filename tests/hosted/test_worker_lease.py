@@ -6,6 +6,9 @@ that no bot was held by two workers at once; CI once saw ``took`` twice with not
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -101,3 +104,32 @@ def test_a_lease_lost_at_a_renewal_is_said_lost_once(tmp_path: Path, redis_clien
     assert [what for what, _, _ in said] == ["took", "lost"]
     assert redis_client.get(key) == b"another-worker"
     redis_client.delete(key)
+
+
+#: four threads saying lines at once, as the worker's serving loop and its bots' threads do
+SAYERS = """
+import sys, threading
+from cardtable.cli.hosted_worker import say
+def run(n):
+    for i in range(2000):
+        say(f"[lease] took bot-{n} at {i}.000000")
+threads = [threading.Thread(target=run, args=(n,)) for n in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+"""
+
+
+def test_the_workers_lines_are_never_joined_by_its_threads() -> None:
+    """CI read a ``let go`` and a ``took`` joined on one line (``print`` writes a line and its
+    newline apart), lost the ``let go`` and saw a bot "taken twice": each line is said whole."""
+    out = subprocess.run(
+        [sys.executable, "-c", SAYERS],
+        capture_output=True,
+        text=True,
+        timeout=patience(60),
+        check=True,
+    ).stdout.splitlines()
+    whole = re.compile(r"\[lease\] took bot-[0-3] at [0-9]+\.000000")
+    joined = [line for line in out if not whole.fullmatch(line)]
+    assert not joined, joined[:3]
+    assert len(out) == 4 * 2000

@@ -7,6 +7,7 @@ import logging
 import os
 import shlex
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,6 +15,20 @@ HELP = (
     "run the hosted bots of a server: fetch each chosen version, build it and play it in the "
     "bubblewrap sandbox (validation game first, then ranked games)"
 )
+
+
+#: one line of output at a time: the worker's threads print (a lease taken by the serving loop,
+#: let go by a bot's thread), and ``print`` writes the text and its newline apart, so two threads
+#: could join two lines into one (CI read "[lease] let go ... at T[lease] took ... at T", the let
+#: go lost: "took twice")
+_LINES = threading.Lock()
+
+
+def say(line: str) -> None:
+    """Print ``line`` whole (never joined with another thread's), and flush it."""
+    with _LINES:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -102,18 +117,17 @@ def run(args: argparse.Namespace) -> int:
         redis_url=args.redis,
         redis_prefix=args.redis_prefix,
         lease_s=max(1, args.lease),
-        on_lease=lambda what, bot, at: print(f"[lease] {what} {bot} at {at:.6f}", flush=True),
+        on_lease=lambda what, bot, at: say(f"[lease] {what} {bot} at {at:.6f}"),
     )
     if args.tournament:
         outcome = worker.play_tournament(args.tournament)
         for bot, what in sorted(outcome.items()):
-            print(f"[tournament {args.tournament}] {bot}: {summary(what)}", flush=True)
+            say(f"[tournament {args.tournament}] {bot}: {summary(what)}")
         return 0
     if args.rounds == 0:  # until stopped: each free bot taken as soon as it is free
-        import threading
 
         def said(bot: str, what: object) -> None:
-            print(f"[served] {bot}: {summary(what)}", flush=True)
+            say(f"[served] {bot}: {summary(what)}")
 
         worker.serve(threading.Event(), args.pause, said)
         return 0
@@ -122,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         outcome = worker.run_round()
         done += 1
         for bot, what in sorted(outcome.items()):
-            print(f"[round {done}] {bot}: {summary(what)}", flush=True)
+            say(f"[round {done}] {bot}: {summary(what)}")
         if done < args.rounds:
             time.sleep(args.pause)
     return 0

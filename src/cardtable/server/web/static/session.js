@@ -22,6 +22,7 @@ export class GameStore {
     this.start = null; // game_start
     this.events = new Map(); // index -> {kind, data}
     this.requests = new Map(); // request_id -> request message (+ receivedAt)
+    this.answered = new Map(); // request_id -> the socket the answer went out on
     this.end = null; // game_end
     this.rejections = []; // readable messages
     this.notices = []; // server errors such as taken_over
@@ -246,6 +247,7 @@ export class Session {
     this.send({ type: "action", game_id: gameId, request_id: requestId, action });
     // the request is answered: it leaves the panel at once (a rejection says so if not)
     store.requests.delete(requestId);
+    store.answered.set(requestId, this.ws);
     store.lastAction = { request: req, action };
     store.version++;
     this.emit("game", store);
@@ -286,6 +288,10 @@ export class Session {
       }
       case "request": {
         const store = this.game(msg.game_id);
+        // a request sent again by a resume that crossed our answer on this same socket: the
+        // server takes that answer next, so the panel must not come back (answered twice, the
+        // second is refused); an answer sent on an older socket may be lost: ask again
+        if (store.answered.get(msg.request_id) === this.ws) return;
         msg.receivedAt = performance.now();
         store.requests.set(msg.request_id, msg);
         store.requestObs = { observation: msg.observation, lastIndex: store.lastIndex, at: msg.receivedAt };

@@ -9,6 +9,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,3 +50,21 @@ def _no_program_left() -> Iterator[None]:
     from cardtable.stdio import close_kept_programs
 
     close_kept_programs()
+
+
+@pytest.fixture(scope="module")
+def redis_client() -> Iterator[Any]:
+    """A client of the machine's Redis; the test is skipped, with the reason, without one."""
+    from hosted_bots import REDIS
+
+    try:
+        import redis
+    except ImportError:
+        pytest.skip("the redis client library is not installed")
+    client = redis.Redis.from_url(REDIS, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"no Redis at {REDIS} (Debian package redis-server): {exc}")
+    yield client
+    client.close()

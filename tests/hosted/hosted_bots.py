@@ -10,6 +10,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 KITS = REPO / "examples" / "stdio"
+#: the machine's Redis, for the tests of the hosted workers' leases (tests/hosted/conftest.py)
+REDIS = "redis://127.0.0.1:6379/0"
 
 #: A Python bot that says hello on stderr and plays as the Python starter kit.
 TALKING = """import sys

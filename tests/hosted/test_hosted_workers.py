@@ -17,9 +17,10 @@ import uuid
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hosted_bots import python_bot, tar_gz
+from hosted_bots import REDIS, python_bot, tar_gz
 
 from loopback import LOOPBACK
 from patience import patience
@@ -27,7 +28,6 @@ from server.wire import RunningServer, db_url, fast_settings, running_server
 
 pytestmark = pytest.mark.timeout(400)
 ADMIN = "organiser-secret"
-REDIS = "redis://127.0.0.1:6379/0"
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
 #: the lease on an idle machine; a test scales it by the load it measures when it starts
 #: workers (a process starved for seconds renews late and loses its lease: it says "lost")
@@ -37,20 +37,11 @@ BOTS = ("lease-a", "lease-b", "lease-c")
 
 
 @pytest.fixture(scope="module")
-def redis_prefix() -> Iterator[str]:
-    try:
-        import redis
-    except ImportError:
-        pytest.skip("the redis client library is not installed")
-    client = redis.Redis.from_url(REDIS, socket_timeout=2, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        pytest.skip(f"no Redis at {REDIS} (Debian package redis-server): {exc}")
+def redis_prefix(redis_client: Any) -> Iterator[str]:
     prefix = f"test-hosted-{uuid.uuid4().hex[:8]}"
     yield prefix
-    for key in client.scan_iter(f"{prefix}:*"):
-        client.delete(key)
+    for key in redis_client.scan_iter(f"{prefix}:*"):
+        redis_client.delete(key)
 
 
 @pytest.fixture(scope="module")

@@ -11,32 +11,16 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hosted_bots import REDIS
 
 from cardtable.hosted.worker import HostedWorker
 from patience import patience
 
 pytestmark = [pytest.mark.no_sandbox, pytest.mark.timeout(60)]
-REDIS = "redis://127.0.0.1:6379/0"
-
-
-@pytest.fixture
-def redis_client() -> Iterator[Any]:
-    try:
-        import redis
-    except ImportError:
-        pytest.skip("the redis client library is not installed")
-    client = redis.Redis.from_url(REDIS, socket_timeout=2, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        pytest.skip(f"no Redis at {REDIS} (Debian package redis-server): {exc}")
-    yield client
-    client.close()
 
 
 def worker(path: Path, lease_s: int, said: list[tuple[str, str, float]]) -> HostedWorker:

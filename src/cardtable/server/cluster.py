@@ -310,11 +310,11 @@ class Cluster:
                 log.warning("cluster: heartbeat failed: %s", exc)
 
     async def alive(self, runs: list[str]) -> set[str]:
-        """Which of ``runs`` hold a lease now."""
-        if not runs:
-            return set()
-        values = await self.redis.mget([f"{self.p}:lease:{r}" for r in runs])
-        return {r for r, v in zip(runs, values, strict=True) if v is not None or r == self.run}
+        """Which of ``runs`` hold a lease now, but an earlier run of this process (issue #36)."""
+        values = await self.redis.mget([f"{self.p}:lease:{r}" for r in runs]) if runs else []
+        held = {r for r, v in zip(runs, values, strict=True) if v is not None}
+        before = {r for r in runs if r.rsplit("-", 1)[0] == self.name}  # a restart's, and ours
+        return (held - before) | ({self.run} & set(runs))
 
     async def _reaper(self) -> None:
         await asyncio.sleep(0.2)
@@ -340,7 +340,7 @@ class Cluster:
         candidates = sorted((set(runs) | owners | known) - {self.run})
         live = await self.alive(candidates)
         # a run of this process's name that is not this one was this process before a restart
-        dead = [r for r in candidates if r not in live or r.rsplit("-", 1)[0] == self.name]
+        dead = [r for r in candidates if r not in live]  # (alive() takes it for dead)
         reaped: list[str] = []
         for run in dead:
             seen = await self.redis.hget(f"{self.p}:seen", run)

@@ -172,6 +172,12 @@ class NimServer:
         #: Tables given up before they start (as a cluster does when the process that was to
         #: run one dies): their players get ``game_end`` aborted without ``game_start``.
         self.give_up_tables = 0
+        #: Players seated while away (as a cluster's leader seats a bot whose process was just
+        #: killed): at their join the server cuts their connection and takes them out of the
+        #: queue into a game that ends before they come back; their welcome names that game,
+        #: and their resume of it is refused (``unknown_game``).
+        self.seat_away: set[str] = set()
+        self.away_games: dict[str, str] = {}
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._ids = itertools.count(1)
@@ -210,6 +216,8 @@ class NimServer:
         p = self.players.setdefault(name, Player(name))
         p.ws = ws
         running = [p.table.game_id] if p.table is not None else []
+        if name in self.away_games:
+            running = [self.away_games[name]]
         welcome = {
             "type": "welcome",
             "protocol": 1,
@@ -222,6 +230,11 @@ class NimServer:
             async for frame in ws:
                 message = json.loads(frame)
                 kind = message["type"]
+                if kind == "join" and name in self.seat_away:
+                    self.seat_away.discard(name)
+                    self.away_games[name] = f"g{next(self._ids)}"
+                    ws.transport.abort()
+                    return
                 if kind == "join":
                     self.queue.append(p)
                     if len(self.queue) >= self.seats:
@@ -249,6 +262,9 @@ class NimServer:
                     self.reports.append((name, message))
                 elif kind == "resume" and p.table is not None:
                     await p.table.resume(p, int(message.get("since", 0)))
+                elif kind == "resume" and message.get("game_id") == self.away_games.get(name):
+                    refused = f"no running game {self.away_games.pop(name)!r} holds your seat"
+                    await self.send(p, {"type": "error", "code": "unknown_game", "reason": refused})
                 elif kind == "leave" and p in self.queue:
                     self.queue.remove(p)
         except ConnectionClosed:

@@ -274,3 +274,21 @@ def test_a_table_given_up_before_it_started_sends_the_client_back_to_the_lobby()
     assert server.give_up_tables == 0  # the first table was given up
     assert len(ra) == len(rb) == 1 == len(server.results)  # the second was played
     assert ra[0].game_id == rb[0].game_id == "g2"
+
+
+def test_a_resume_refused_of_a_seat_given_while_away_sends_the_client_back_to_the_queue() -> None:
+    """Issue #36: the client was queued when its connection dropped; meanwhile the server seated
+    it (the queue entry became a seat) at a game that ended before it came back. Its welcome
+    names that game, its resume is refused (``unknown_game``): it is queued nowhere, so it joins
+    again and plays (before, it went on believing itself queued and waited for ever)."""
+
+    async def main() -> tuple[NimServer, list[Any], list[Any], Client, Client]:
+        async with NimServer(TOKENS) as server:
+            server.seat_away.add("a")
+            return server, *(await two_bots(server, RandomNim(1), RandomNim(2), games=1))
+
+    server, ra, rb, ca, _cb = run(main(), timeout=20)
+    assert not server.away_games and not server.seat_away  # welcomed to it, resume refused
+    assert ca.stats.reconnects == 1 and ca.stats.lost_games == 0
+    assert len(ra) == len(rb) == 1 == len(server.results)  # then queued again, and played
+    assert ra[0].game_id == rb[0].game_id != "g1"

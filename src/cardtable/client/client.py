@@ -605,20 +605,23 @@ class Client:
         elif kind == "game_start":
             self._on_game_start(message)
         elif kind == "game_end":
+            given_up = (message.get("result") or {}).get("termination") == "aborted"
             if (
                 seat is None
                 and self._queued
                 and self._join is not None
-                and (message.get("result") or {}).get("termination") == "aborted"
+                and (given_up or message.get("game_id") == self._resuming)
                 and message.get("game_id") not in self._ended
             ):
                 # The server seated us and gave the game up (in a cluster, the process running
-                # it died) before its game_start reached us: the seat took us out of the
-                # lobby, so we join again.
+                # it died) before its game_start reached us, or a seat the welcome named ended
+                # before our resume: the seat took us out of the lobby, so we join again.
                 log.warning(
                     "%s: game %s was given up before it started", self.name, message.get("game_id")
                 )
                 self._ended.add(str(message.get("game_id")))
+                if self._resuming == message.get("game_id"):
+                    self._resuming = None  # a seat the welcome named, ended before our resume
                 await self._send(self._join)
                 return None
             return self._on_game_end(message)
@@ -651,7 +654,10 @@ class Client:
                 gone, self._resuming = self._resuming, None
                 if seat is not None and seat.game_id == gone:
                     await self._lose_seat(seat, f"resume refused: {reason}")
-                elif seat is None and not self._queued and self._join is not None:
+                elif seat is None and self._join is not None:
+                    # a game the welcome named (the matchmaker seated us while we were away):
+                    # that seat took us out of the queue, so we join again even if we were
+                    # queued before (issue #36)
                     await self._send(self._join)
                     self._queued = True
                 return None

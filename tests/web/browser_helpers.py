@@ -26,15 +26,20 @@ from loopback import LOOPBACK
 from patience import patience
 
 CHROMIUM = Path("/usr/bin/chromium")
-#: Screenshots go to docs/screenshots only when asked (CARDTABLE_WEB_SHOTS=1), so a test run
-#: never changes tracked files; otherwise they are still taken (the page must render) into a
-#: temporary folder.
+#: Screenshots are for people (docs/web.md, a look at the screens), not checks: no test reads
+#: one back. A test run takes none unless asked: ``CARDTABLE_WEB_SHOTS=1`` writes them to
+#: docs/screenshots, ``CARDTABLE_WEB_SHOTS=tmp`` to a temporary folder (a look without changing
+#: tracked files). Taken in every run they cost a fifth of the browser tests' CPU (test_languages
+#: 19.9 s of CPU with them, see the commit), each shot_pair two resizes, two redraws and a
+#: full-page PNG.
+SHOTS_WANTED = os.environ.get("CARDTABLE_WEB_SHOTS", "")
 DOC_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 SCREENSHOTS = (
-    DOC_SHOTS
-    if os.environ.get("CARDTABLE_WEB_SHOTS")
-    else Path(tempfile.gettempdir()) / "cardtable-web-shots"
+    Path(tempfile.gettempdir()) / "cardtable-web-shots"
+    if SHOTS_WANTED in ("", "tmp")
+    else DOC_SHOTS
 )
+TAKE_SHOTS = SHOTS_WANTED != ""
 
 
 @dataclass
@@ -295,8 +300,19 @@ def wait_until(page: Any, condition: Any, *, seconds: float, what: str) -> None:
         page.wait_for_timeout(20)  # Playwright delivers the recorded events meanwhile
 
 
+def keep_shot(target: Any, name: str, **options: Any) -> None:
+    """``target.screenshot`` (a page or a locator) into ``SCREENSHOTS/name.png`` when screenshots
+    are asked for (:data:`TAKE_SHOTS`); nothing otherwise."""
+    if not TAKE_SHOTS:
+        return
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    target.screenshot(path=str(SCREENSHOTS / f"{name}.png"), **options)
+
+
 def shot(tab: Tab, name: str) -> None:
-    """Keep a screenshot of the main screens for docs/web.md."""
+    """Keep a screenshot of the main screens for docs/web.md (when asked: :data:`TAKE_SHOTS`)."""
+    if not TAKE_SHOTS:
+        return
     if SCREENSHOTS == DOC_SHOTS:
         tab.page.wait_for_timeout(900)  # notes in flight land first (docs only: no cost in CI)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -305,7 +321,10 @@ def shot(tab: Tab, name: str) -> None:
 
 def shot_pair(tab: Tab, name: str) -> None:
     """The same screen at desktop size (1280x800, ``name.png``) and phone size (390x844, the
-    whole page, ``name-phone.png``); the tab gets its own size back."""
+    whole page, ``name-phone.png``); the tab gets its own size back. Nothing unless asked
+    (:data:`TAKE_SHOTS`)."""
+    if not TAKE_SHOTS:
+        return
     page = tab.page
     size = page.viewport_size
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -526,7 +545,7 @@ def play_until_over(
         kind = seen["kind"]
         if kind == stop_at:
             return counts
-        if kind in shots:
+        if kind in shots and TAKE_SHOTS:
             settle(page, 900)  # docs: notes in flight (up to 5 × 90 ms apart, 450 ms) land
             shot_pair(tab, shots.pop(kind)) if pairs else shot(tab, shots.pop(kind))
         if step(page, kind, panel, counts) is False:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import SCREENSHOTS, WebServer, open_tab, random_cunegonda_match
+from browser_helpers import WebServer, keep_shot, open_tab, random_cunegonda_match
 
 from loopback import LOOPBACK
 
@@ -103,8 +103,7 @@ def test_a_mistake_is_shown_on_the_board_in_one_view(
     assert note.get_attribute("data-best") == review["best_label"]
     if review["best_at"] != review["taken_at"]:
         assert review["best_label"] in note.inner_text()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     suffix = "" if width >= 960 else "-phone"
-    page.screenshot(path=str(SCREENSHOTS / f"analysis-board{suffix}.png"))
+    keep_shot(page, f"analysis-board{suffix}")
     assert not tab.errors, tab.errors
     page.context.close()

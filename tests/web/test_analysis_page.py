@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 from browser_helpers import (
-    SCREENSHOTS,
     Tab,
     WebServer,
     frames,
+    keep_shot,
     play_as_registered_bot,
     run_server,
 )
@@ -110,15 +110,14 @@ def test_analyse_a_finished_game_in_the_replay(
 def _shots(page: Any, panel: Any) -> None:
     """The panel at desktop size (1280x800) and at phone size (390 px, the panel alone); at
     390 px nothing scrolls sideways."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     page.set_viewport_size({"width": 1280, "height": 800})
     panel.locator(".an-graph").scroll_into_view_if_needed()
     frames(page)
-    page.screenshot(path=str(SCREENSHOTS / "analysis.png"))
+    keep_shot(page, "analysis")
     page.set_viewport_size({"width": 390, "height": 844})
     frames(page)
-    panel.screenshot(path=str(SCREENSHOTS / "analysis-phone.png"))
+    keep_shot(panel, "analysis-phone")
     wide = page.evaluate("() => document.documentElement.scrollWidth")
     assert wide <= 390, f"the page is {wide} px wide in a 390 px window"
     page.set_viewport_size(size)

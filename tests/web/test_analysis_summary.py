@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 from browser_helpers import (
-    SCREENSHOTS,
     Tab,
     WebServer,
+    keep_shot,
     open_tab,
     play_as_registered_bot,
     run_server,
@@ -137,21 +137,19 @@ def test_a_bots_page_sums_up_the_analyses_of_its_games(
         assert "round points" not in text and "mistake costs" not in text, text
         assert en["web.botpage.no_mistake"] not in text
         said.evaluate("(el) => el.scrollIntoView({ block: 'start' })")
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        german.page.screenshot(path=str(SCREENSHOTS / "bot-review-phone-de.png"))
+        keep_shot(german.page, "bot-review-phone-de")
         assert de["web.analysis.threshold"].startswith("Ein Fehler")
     finally:
         german.page.context.close()
     found = axe_violations(tab, "bot page with the expert's review")
     assert not found, "\n".join(found)
     # the section on a desktop and on a phone (nothing scrolls sideways there)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for name, width, height in (("bot-review", 1280, 800), ("bot-review-phone", 390, 844)):
         page.set_viewport_size({"width": width, "height": height})
         wide = page.evaluate("() => document.documentElement.scrollWidth")
         assert wide <= width, (width, wide)
         box.evaluate("(el) => el.scrollIntoView({ block: 'start' })")
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        keep_shot(page, name)
     # a game's link opens its replay with the seat's analysis shown (cached, not asked again)
     first = rows.first
     link = first.get_by_role("link", name="See the analysis of the game", exact=False)

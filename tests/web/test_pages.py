@@ -104,8 +104,8 @@ def test_docs_pages_render_the_project_docs(tab: Tab, server: WebServer) -> None
 
 
 def test_the_screenshots_of_the_docs_are_in_the_repository() -> None:
-    """A fresh checkout has every screenshot docs/web.md shows: the tests write screenshots
-    only into a temporary folder unless asked (CARDTABLE_WEB_SHOTS=1), so nothing the docs test
+    """A fresh checkout has every screenshot docs/web.md shows: the tests take no screenshots
+    unless asked (CARDTABLE_WEB_SHOTS=1 into docs/screenshots), so nothing the docs test
     reads may come from an earlier test run."""
     referenced = re.findall(r"!\[[^\]]*\]\(screenshots/([^)]+)\)", (DOCS / "web.md").read_text())
     try:

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 from browser_helpers import (
-    SCREENSHOTS,
+    TAKE_SHOTS,
     WebServer,
+    keep_shot,
     kuhhandel_step,
     open_tab,
     play_until_over,
@@ -76,13 +77,12 @@ def test_the_lot_the_high_bid_and_the_decision_are_seen_together_on_a_phone(
         assert any(_inside(b, w, hgt) for b in boxes["turns"]), boxes
         # flying notes, if any right now, go under the panel
         assert all(page.evaluate(UNDER))
-        if seen == 1:  # scrolled down to the herds: docs/web.md, and the same at desktop size
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENSHOTS / "phone-decision-phone.png"))
+        if seen == 1 and TAKE_SHOTS:  # scrolled down to the herds: docs/web.md, and desktop size
+            keep_shot(page, "phone-decision-phone")
             page.set_viewport_size({"width": 1280, "height": 800})
             page.evaluate("window.scrollTo(0, 0)")
             settle(page, 300)
-            page.screenshot(path=str(SCREENSHOTS / "phone-decision.png"))
+            keep_shot(page, "phone-decision")
             page.set_viewport_size({"width": 390, "height": 844})
         seen += 1
         # the person scrolls down to look at the herds: the panel stays with the lot

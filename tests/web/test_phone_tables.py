@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 from browser_helpers import (
-    SCREENSHOTS,
     WebServer,
     choose,
     cunegonda_step,
     frames,
+    keep_shot,
     open_tab,
     play_until_over,
     sign_in,
@@ -57,8 +57,7 @@ def test_the_round_table_reads_on_a_phone(browser: Any, server: WebServer) -> No
         play_until_over(tab, cunegonda_step, limit_s=90)
         page.locator(".result table.rounds-table").wait_for()
         frames(page)
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "cunegonda-rounds-phone.png"), full_page=True)
+        keep_shot(page, "cunegonda-rounds-phone", full_page=True)
         cells = page.evaluate(NAME_CELLS)
         # four names in each of the two tables
         assert len(cells) == 8, cells

@@ -58,11 +58,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from cardtable.protocol import dumps
-from cardtable.server.cluster_ends import game_end, hold_ends, stored_ends
+from cardtable.server.cluster_ends import hold_ends, stored_ends
 from cardtable.server.cluster_people import PeopleRelay
 from cardtable.server.compat.relay import KhRelays, RelayedBotConnection
 from cardtable.server.config import redacted_url as redacted
 from cardtable.server.metrics import Stamp
+from cardtable.server.reaped_routes import drop_route, end_reaped_routes
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -400,7 +401,7 @@ class Cluster:
             if session is not None:
                 session.send_text(m["text"])
                 if ended:
-                    self._drop_route(session, ended)
+                    drop_route(self, session, ended)
             return
         if op.startswith(("kh_", "people_")):
             (self.kh if op.startswith("kh_") else self.people).handle(m)
@@ -508,21 +509,11 @@ class Cluster:
 
     def _on_reaped(self, m: Mapping[str, Any]) -> None:
         """Process ``m['run']`` is gone: its games were aborted (committed) or had ended, and
-        its clients connected here learn the stored end (``ended``: the finished ones); its
-        clients' seats on this process's tables are detached."""
-        games, ended = set(m["games"]), m.get("ended") or {}
+        its clients connected here learn the stored end (``ended``: the finished ones), as do
+        those routed to a table it never started (reaped_routes.py); its clients' seats on
+        this process's tables are detached."""
         self.kh.reaped(m["run"])
-        for cid, session in list(self.sessions.items()):
-            member = session.member
-            if member is not None:
-                for game in list(self.routes.get(member.key, {})):
-                    if game in games:
-                        session.send(game_end(game, ended))
-                        self._drop_route(session, game)
-            watched = self.watching.get(cid)
-            if watched is not None and watched[0] in games:
-                session.send(game_end(watched[0], ended))
-                del self.watching[cid]
+        end_reaped_routes(self, m)
         for (run, _cid), relay in list(self.relays.items()):
             if run == m["run"]:
                 for table in list(self.hub.tables.values()):
@@ -530,17 +521,6 @@ class Cluster:
                         table.detach(relay, excused=True)  # the server lost it: no fault
                     table.spectators.discard(relay)
                 self.relays.pop((run, relay.cid), None)
-
-    def _drop_route(self, session: Session, game: str) -> None:
-        if session.member is not None:
-            games = self.routes.get(session.member.key)
-            if games is not None:
-                games.pop(game, None)
-                if not games:
-                    del self.routes[session.member.key]
-        watched = self.watching.get(session.cid)
-        if watched is not None and watched[0] == game:
-            del self.watching[session.cid]
 
     # -- identities (the host side) ---------------------------------------------------------
 

@@ -178,6 +178,11 @@ class NimServer:
         #: and their resume of it is refused (``unknown_game``).
         self.seat_away: set[str] = set()
         self.away_games: dict[str, str] = {}
+        #: Joins refused with ``unknown_game`` before one is served, per player (as a cluster
+        #: refuses a join it served as a resume of a seat whose table ended meanwhile), and
+        #: the joins each player sent.
+        self.refuse_joins: dict[str, int] = {}
+        self.joins: dict[str, int] = {}
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._ids = itertools.count(1)
@@ -230,6 +235,13 @@ class NimServer:
             async for frame in ws:
                 message = json.loads(frame)
                 kind = message["type"]
+                if kind == "join":
+                    self.joins[name] = self.joins.get(name, 0) + 1
+                if kind == "join" and self.refuse_joins.get(name, 0) > 0:
+                    self.refuse_joins[name] -= 1
+                    gone = f"no running game 'g{next(self._ids)}' holds a seat for you"
+                    await self.send(p, {"type": "error", "code": "unknown_game", "reason": gone})
+                    continue
                 if kind == "join" and name in self.seat_away:
                     self.seat_away.discard(name)
                     self.away_games[name] = f"g{next(self._ids)}"

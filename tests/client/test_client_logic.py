@@ -18,6 +18,7 @@ from client_nim import NimObservation, RandomNim
 from client_test_server import NimServer
 
 from cardtable.client import Backoff, Client, ConnectionLost, ServerError, play
+from cardtable.client.client import JOIN_AGAIN
 from cardtable.core import Event, GameInfo, Request, Result
 from cardtable.core import registry as game_registry
 from patience import load_factor
@@ -292,3 +293,38 @@ def test_a_resume_refused_of_a_seat_given_while_away_sends_the_client_back_to_th
     assert ca.stats.reconnects == 1 and ca.stats.lost_games == 0
     assert len(ra) == len(rb) == 1 == len(server.results)  # then queued again, and played
     assert ra[0].game_id == rb[0].game_id != "g1"
+
+
+def test_a_join_refused_as_the_server_served_it_as_a_resume_is_sent_again() -> None:
+    """Issue #36: in a cluster a join of a bot for which another process holds a seat is served
+    as a resume of that seat; when its table ended (or never started) meanwhile the answer is
+    ``unknown_game``. A race of the server's: the client joins again and plays (before, it
+    raised :class:`ServerError`, ``unknown_game`` being a refusal of the join)."""
+
+    async def main() -> tuple[NimServer, list[Any], list[Any], Client, Client]:
+        async with NimServer(TOKENS) as server:
+            server.refuse_joins["a"] = 2
+            return server, *(await two_bots(server, RandomNim(1), RandomNim(2), games=1))
+
+    server, ra, rb, ca, _cb = run(main(), timeout=20)
+    assert server.refuse_joins["a"] == 0 and server.joins["a"] == 3
+    assert len(ra) == len(rb) == 1 == len(server.results)
+    assert ca.stats.reconnects == 0 and ca.stats.lost_games == 0
+
+
+def test_a_join_the_server_keeps_refusing_is_raised_after_a_few_tries() -> None:
+    """Bounded: a join refused with ``unknown_game`` again and again (no such game, or a
+    server that keeps refusing) is sent :data:`JOIN_AGAIN` more times, then raised."""
+
+    async def main() -> None:
+        async with NimServer(TOKENS) as server:
+            server.refuse_joins["a"] = 1000
+            try:
+                async with Client(server.url, RandomNim(1), name="a", token="tok-a") as ca:
+                    await ca.play("ranked", "nim", games=1)
+            finally:
+                assert server.joins["a"] == JOIN_AGAIN + 1
+
+    with pytest.raises(ServerError) as info:
+        run(main(), timeout=20)
+    assert info.value.code == "unknown_game"

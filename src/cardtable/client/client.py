@@ -91,6 +91,11 @@ JOIN_ERRORS = frozenset(
     }
 )
 
+#: ``unknown_game`` refusals of a ``join`` in a row answered by joining again (issue #36: in a
+#: cluster a join of a bot for which another process holds a seat is served as a resume of it,
+#: refused when that table ended or never started meanwhile); the next one is raised.
+JOIN_AGAIN = 3
+
 #: Close codes after which reconnecting would only be refused again.
 _FINAL_CLOSE_CODES = frozenset({1002, 1003, 1007, 1008, 1009, 1010})
 
@@ -275,6 +280,8 @@ class Client:
         self._resuming: str | None = None
         #: The server asked us to reconnect (``reconnect``): at most this long before trying.
         self._asked_wait = 0.0
+        #: ``unknown_game`` refusals of our join since our last game started (:data:`JOIN_AGAIN`)
+        self._refused_joins = 0
 
     @property
     def game_id(self) -> str | None:
@@ -661,6 +668,14 @@ class Client:
                     await self._send(self._join)
                     self._queued = True
                 return None
+            if code == "unknown_game" and self._queued and seat is None and self._join is not None:
+                # a join the server served as a resume of a seat gone meanwhile (issue #36): a
+                # race of the server's, not our mistake; join again, a few times in a row at most
+                self._refused_joins += 1
+                if self._refused_joins <= JOIN_AGAIN:
+                    log.warning("%s: join refused (%s); joining again", self.name, reason)
+                    await self._send(self._join)
+                    return None
             if code in FATAL_ERRORS or (code in JOIN_ERRORS and self._queued and seat is None):
                 raise ServerError(code, reason)
             self.stats.server_errors += 1
@@ -706,6 +721,7 @@ class Client:
 
     def _on_game_start(self, message: dict[str, Any]) -> None:
         game_id = str(message["game_id"])
+        self._refused_joins = 0
         if self._resuming == game_id:
             self._resuming = None
         if self._seat is not None and self._seat.game_id == game_id:

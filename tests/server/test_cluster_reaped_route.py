@@ -47,7 +47,7 @@ def test_a_seat_at_a_table_a_dead_process_never_started_ends_when_it_is_reaped(
         r.set(f"{redis_prefix}:lease:{DEAD}", "1", px=int(patience(3) * 1000))
         r.hset(f"{redis_prefix}:seen", DEAD, str(time.time()))
         r.hset(f"{redis_prefix}:seats:bot:stranded", GAME, DEAD)
-        reports, client = asyncio.run(_play(home.ws, token))
+        reports, client, ended = asyncio.run(_play(home.ws, token))
         left = r.hgetall(f"{redis_prefix}:seats:bot:stranded")
     finally:
         home.stop()
@@ -56,9 +56,11 @@ def test_a_seat_at_a_table_a_dead_process_never_started_ends_when_it_is_reaped(
     assert len(reports) == 1 and reports[0].game_id != GAME, reports
     assert reports[0].result.termination.value != "aborted", reports
     assert GAME not in left  # the stale seat was deleted
+    # the race was provoked: the join went to the dead process's table, whose reap ended it
+    assert GAME in ended, ended
 
 
-async def _play(ws: str, token: str) -> tuple[list | None, str]:
+async def _play(ws: str, token: str) -> tuple[list | None, str, set[str]]:
     client = Client(
         ws,
         agent_source("random", "kuhhandel", seed=1),
@@ -74,5 +76,5 @@ async def _play(ws: str, token: str) -> tuple[list | None, str]:
                 client.play("ranked", "kuhhandel", rules="classic"), patience(20)
             )
         except TimeoutError:
-            return None, f"game {client.game_id}, queued {client._queued}, {client.stats}"
-    return reports, ""
+            return None, f"game {client.game_id}, queued {client._queued}, {client.stats}", set()
+    return reports, "", set(client._ended)  # the games it took a game_end of

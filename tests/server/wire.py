@@ -61,6 +61,11 @@ def fast_settings(db: str, **overrides: Any) -> Settings:
         house_bots={"kuhhandel": "heuristic", "cunegonda": "heuristic"},
         # a new bot's validation game before its first ranked one: test_validation.py
         validation_games=False,
+        # the cheapest argon2id (about 0.1 ms, not 0.17 s of CPU a sign-up or sign-in): these
+        # servers guard no real password; test_accounts.py checks the hash is argon2id
+        password_time_cost=1,
+        password_memory_kib=8,
+        password_lanes=1,
     )
     for key, value in overrides.items():
         setattr(settings, key, value)

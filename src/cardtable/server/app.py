@@ -43,7 +43,7 @@ from cardtable.server.prometheus import router as prometheus_router
 from cardtable.server.proxies import UntrustedForwarding, trusted_networks
 from cardtable.server.refusals import coded_http_errors, invalid_request
 from cardtable.server.request_limits import RequestLimits, RequestRates
-from cardtable.server.store import Store
+from cardtable.server.store import Store, password_hasher
 from cardtable.server.submissions.api import router as submissions_router
 from cardtable.server.tournament_api import router as tournament_router
 from cardtable.server.web import install as install_web
@@ -61,7 +61,10 @@ def create_app(settings: Settings | None = None, clock: Clock = SYSTEM) -> FastA
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db_executor = ThreadPoolExecutor(1, thread_name_prefix="cardtable-db")
         bot_executor = ThreadPoolExecutor(4, thread_name_prefix="cardtable-bot")
-        store = Store(settings.db)
+        hasher = password_hasher(
+            settings.password_time_cost, settings.password_memory_kib, settings.password_lanes
+        )
+        store = Store(settings.db, hasher)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(db_executor, store.migrate)
         await loop.run_in_executor(db_executor, names.skeleton, "warm")  # loads the data (0.3 s)

@@ -138,6 +138,14 @@ class Settings:
     #: Account sign-ups per address within ``sign_in_window_s`` (each costs an argon2 hash:
     #: 64 MiB and tens of ms), then 429 with Retry-After.
     sign_up_limit_per_address: int = 10
+    #: The argon2id cost of a new password hash (argon2-cffi's defaults: 3 passes over 64 MiB,
+    #: 4 lanes; about 0.17 s of CPU per sign-up or sign-in on a 2-core machine). A hash keeps
+    #: the cost it was made with; a sign-in of a hash of another cost stores it again at this
+    #: one. Lower only where the machine cannot afford it (the tests: their servers do not
+    #: guard real passwords).
+    password_time_cost: int = 3
+    password_memory_kib: int = 65536
+    password_lanes: int = 4
     #: How long a session cookie lasts (days).
     session_days: float = 30.0
     #: Seconds a disconnected seat keeps its place before the fallback plays the rest anyway

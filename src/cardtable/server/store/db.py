@@ -146,13 +146,26 @@ def _reserved_code(name: str) -> str:
 
 
 #: The password hasher: argon2id with argon2-cffi's defaults (RFC 9106's second recommended
-#: profile: 3 passes over 64 MiB, 4 lanes).
+#: profile: 3 passes over 64 MiB, 4 lanes); a store may be given another cost
+#: (:func:`password_hasher`, the ``password_*`` settings).
 passwords = argon2.PasswordHasher()
 
 
+def password_hasher(time_cost: int, memory_kib: int, lanes: int) -> argon2.PasswordHasher:
+    """An argon2id hasher of this cost (the defaults' when it is theirs)."""
+    if (time_cost, memory_kib, lanes) == (
+        passwords.time_cost,
+        passwords.memory_cost,
+        passwords.parallelism,
+    ):
+        return passwords
+    return argon2.PasswordHasher(time_cost=time_cost, memory_cost=memory_kib, parallelism=lanes)
+
+
 @functools.cache
-def _dummy_hash() -> str:
-    return passwords.hash("not a password of anyone")
+def _dummy_hash(hasher: argon2.PasswordHasher) -> str:
+    """A hash of the same cost as ``hasher``'s, for a name that has no password."""
+    return hasher.hash("not a password of anyone")
 
 
 def check_person_name(name: str) -> str:
@@ -280,8 +293,10 @@ class FaultRow:
 class Store:
     """The database behind one server (or several sharing a PostgreSQL)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, hasher: argon2.PasswordHasher | None = None) -> None:
         self.url = url
+        #: people's passwords are hashed and checked with this (:func:`password_hasher`)
+        self.passwords = hasher or passwords
         parsed = make_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         kwargs: dict[str, Any] = {}
@@ -439,7 +454,7 @@ class Store:
         taken): the same namespace as bots, house bots and guests."""
         name = check_person_name(name)
         check_password(password)
-        hashed = passwords.hash(password)  # slow on purpose: outside the transaction
+        hashed = self.passwords.hash(password)  # slow on purpose: outside the transaction
         with self.engine.begin() as conn:
             taken = self.name_taken(name, conn)
             if taken is not None:
@@ -474,18 +489,18 @@ class Store:
             ).first()
         if row is None or row.password_hash is None:
             with contextlib.suppress(argon2.exceptions.VerificationError):
-                passwords.verify(_dummy_hash(), password)
+                self.passwords.verify(_dummy_hash(self.passwords), password)
             return None
         try:
-            passwords.verify(row.password_hash, password)
+            self.passwords.verify(row.password_hash, password)
         except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
             return None
-        if passwords.check_needs_rehash(row.password_hash):
+        if self.passwords.check_needs_rehash(row.password_hash):
             with self.engine.begin() as conn:
                 conn.execute(
                     update(players)
                     .where(players.c.id == row.id)
-                    .values(password_hash=passwords.hash(password))
+                    .values(password_hash=self.passwords.hash(password))
                 )
         return Identity(row.id, row.name, row.kind)
 
@@ -498,10 +513,10 @@ class Store:
         if row is None or row.password_hash is None:
             return False
         try:
-            passwords.verify(row.password_hash, old)
+            self.passwords.verify(row.password_hash, old)
         except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
             return False
-        hashed = passwords.hash(new)
+        hashed = self.passwords.hash(new)
         with self.engine.begin() as conn:
             conn.execute(
                 update(players)

@@ -45,6 +45,16 @@ if TESTS not in sys.path:
 # Servers the tests start as processes (cardtable serve) queue a new bot in the ranked lobby at
 # once; the validation game before its first ranked one is tested in test_validation.py.
 os.environ.setdefault("CARDTABLE_VALIDATION_GAMES", "false")
+# They cost the CPU of the tests' own servers (server/wire.py fast_settings), not an operator's:
+# the cheapest argon2id (about 0.1 ms a sign-up or sign-in, not 0.17 s; no real password is
+# guarded) and the event loop's lag sampled every 100 ms, not 10 (about 1% of a core each).
+for _key, _value in {
+    "CARDTABLE_PASSWORD_TIME_COST": "1",
+    "CARDTABLE_PASSWORD_MEMORY_KIB": "8",
+    "CARDTABLE_PASSWORD_LANES": "1",
+    "CARDTABLE_LOOP_LAG_MS": "100",
+}.items():
+    os.environ.setdefault(_key, _value)
 
 from patience import load_factor  # noqa: E402 (tests/ is on the path from here on)
 

@@ -163,7 +163,7 @@ class Hub:
         self._watcher: asyncio.Task[None] | None = None
         self.games_started = 0
         #: Decision latency and bot thinking time of this process (``GET /api/metrics``).
-        self.metrics = ServerMetrics()
+        self.metrics = ServerMetrics(lag_ms=settings.loop_lag_ms)
         #: Several processes, one competition (``redis_url`` set): see cluster.py.
         self.cluster: Cluster | None = None
         #: The tournaments' lobby and scheduler (tournament_lobby.py).

@@ -111,13 +111,15 @@ class Latencies:
 class ServerMetrics:
     """Everything ``GET /api/metrics`` reports for one server process."""
 
-    def __init__(self, size: int = RING_SIZE) -> None:
+    def __init__(self, size: int = RING_SIZE, lag_ms: int = 10) -> None:
         #: A remote reply read -> the next request of that table handed to the socket.
         self.decision = Latencies(size)
         #: A house bot or fallback decision: handed to a thread -> its answer back on the loop.
         self.bot_think = Latencies(size)
-        #: How late a 10 ms timer fires on the event loop (a stall delays every table alike).
+        #: How late a 10 ms timer (``loop_lag_ms``) fires on the event loop (a stall delays
+        #: every table alike); its samples of the newest minute are reported.
         self.loop_lag = Latencies(size)
+        self.lag_every = lag_ms / 1000
         self.frames_in = 0
         #: Decisions the quick bot answered because a house bot or the fallback was too slow.
         self.rescues = 0
@@ -147,13 +149,17 @@ class ServerMetrics:
             "errors_sent": dict(sorted(self.errors_sent.items())),
             "decision_latency": self.decision.summary(since),
             "bot_think": self.bot_think.summary(bot_since),
-            "loop_lag": self.loop_lag.summary(max(0, self.loop_lag.count - 6000)),
+            "loop_lag": self.loop_lag.summary(
+                max(0, self.loop_lag.count - round(60 / self.lag_every))
+            ),
         }
 
-    async def watch_loop(self, every: float = 0.01) -> None:
-        """Sample the event loop's lateness until cancelled (``loop_lag``; the newest minute
-        is reported)."""
+    async def watch_loop(self, every: float | None = None) -> None:
+        """Sample the event loop's lateness every ``every`` seconds until cancelled
+        (``loop_lag``; the newest minute is reported). Each sample wakes the loop: at 10 ms,
+        about 1% of a core (measured: 11 ms of CPU a second, most of an idle server's)."""
         loop = asyncio.get_running_loop()
+        every = self.lag_every = every or self.lag_every
         while True:
             before = loop.time()
             await asyncio.sleep(every)

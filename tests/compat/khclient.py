@@ -47,6 +47,12 @@ def kh_settings(tmp_path: Path, **overrides: Any) -> Settings:
         kh_house_bots="simple:0.5",
         kh_fallback_bot="random",
         fill_wait_ms=60000,
+        # the CPU of a test's server, not an operator's (as server/wire.py fast_settings): the
+        # event loop's lag sampled every 100 ms, the cheapest argon2id
+        loop_lag_ms=100,
+        password_time_cost=1,
+        password_memory_kib=8,
+        password_lanes=1,
     )
     for key, value in overrides.items():
         setattr(settings, key, value)

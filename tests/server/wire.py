@@ -99,6 +99,14 @@ class RunningServer(LocalServer):
     settings: Settings
     port: int
     app: Any
+    #: the thread that runs the server's event loop
+    thread: threading.Thread | None = field(default=None, repr=False)
+
+    def loop_cpu(self) -> float:
+        """The CPU seconds the server's event-loop thread has used so far (its own clock: what
+        the server itself spent, whatever else runs on the machine or in this process)."""
+        assert self.thread is not None and self.thread.ident is not None
+        return time.clock_gettime(time.pthread_getcpuclockid(self.thread.ident))
 
     def get(self, path: str) -> Any:
         reply = LOOPBACK.get(f"{self.http}{path}")
@@ -139,7 +147,7 @@ def running_server(settings: Settings, clock: Clock = SYSTEM) -> Iterator[Runnin
             raise RuntimeError("the test server did not start")
         time.sleep(0.02)
     try:
-        yield RunningServer(settings, port, app)
+        yield RunningServer(settings, port, app, thread)
     finally:
         server.should_exit = True
         thread.join(timeout=20)

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from cardtable.clock import ManualClock
+from patience import patience
 from server.wire import RunningServer, Wire, db_url, fast_settings, running_server
 
 pytestmark = pytest.mark.timeout(60)
@@ -92,9 +93,15 @@ def test_wrong_organiser_tokens_are_throttled(server: RunningServer) -> None:
 
 
 def test_a_flood_of_expensive_reads_gets_429_and_the_websocket_stays_quick(
-    server: RunningServer,
+    tmp_path: Path,
 ) -> None:
-    limit = server.settings.read_limit_per_address
+    # What the flood costs the server: the CPU clock of its event-loop thread per refused read
+    # (what load cannot move), and the WebSocket's round trip under the flood within a margin
+    # scaled by the load measured now (what catches a loop blocked without using CPU). The
+    # limits count on a clock the test holds still: a flood that a loaded machine stretches
+    # past ``read_window_s`` gets no more reads answered.
+    settings = fast_settings(db_url(tmp_path), connection_cap_exempt="", rate_limit_exempt="")
+    limit = settings.read_limit_per_address
     stop = threading.Event()
     statuses: list[int] = []
     retry_after: list[str] = []
@@ -107,7 +114,13 @@ def test_a_flood_of_expensive_reads_gets_429_and_the_websocket_stays_quick(
                 if reply.status_code == 429:
                     retry_after.append(reply.headers.get("retry-after", ""))
 
-    with Wire(server.ws) as wire:
+    def refused_at_least(n: int) -> int:
+        end = time.monotonic() + patience(15)
+        while statuses.count(429) < n and time.monotonic() < end:
+            time.sleep(0.02)
+        return statuses.count(429)
+
+    with running_server(settings, ManualClock()) as server, Wire(server.ws) as wire:
         assert wire.hello_guest("watcher")["type"] == "welcome"
 
         def round_trip() -> float:
@@ -121,28 +134,32 @@ def test_a_flood_of_expensive_reads_gets_429_and_the_websocket_stays_quick(
         for t in threads:
             t.start()
         try:
-            end = time.monotonic() + 15
-            while statuses.count(429) < 50 and time.monotonic() < end:
-                time.sleep(0.05)
-            flooded = [round_trip() for _ in range(20)]
+            first = refused_at_least(10)  # the limit is reached: reads are refused from now on
+            cpu = server.loop_cpu()
+            flooded = [round_trip() for _ in range(20)]  # answered while the reads are refused
+            refused = refused_at_least(first + 50) - first
+            per_read = (server.loop_cpu() - cpu) / max(refused, 1)
         finally:
             stop.set()
             for t in threads:
                 t.join(timeout=10)
+        # another address reads
+        with client("127.0.0.2") as alice:
+            assert alice.get(f"{server.http}/api/games").status_code == 200
     print(
         f"round trip median alone {alone * 1000:.2f} ms, under the flood "
         f"{statistics.median(flooded) * 1000:.2f} ms; {statuses.count(200)} reads answered, "
-        f"{statuses.count(429)} refused"
+        f"{statuses.count(429)} refused; the server's CPU {per_read * 1000:.2f} ms a refused read"
     )
     assert statuses.count(200) <= limit, f"{statuses.count(200)} reads answered"
-    assert statuses.count(429) >= 50
+    assert refused >= 50
     assert retry_after and all(int(s) > 0 for s in retry_after)
-    # the round trip under the flood stays within a few ms of the one alone (generous for a
-    # loaded machine: 50 ms, or five times the one alone)
-    assert statistics.median(flooded) < max(0.05, 5 * alone), (alone, flooded)
-    # another address reads
-    with client("127.0.0.2") as alice:
-        assert alice.get(f"{server.http}/api/games").status_code == 200
+    # a refused read costs the server its head and a 429, never the read (about 0.13 ms of its
+    # CPU): 5 ms, on the thread's own clock, so a loaded machine cannot fail it
+    assert per_read < 0.005, f"{per_read * 1000:.1f} ms of the server's CPU a refused read"
+    # the round trip under the flood stays within a few ms of the one alone (50 ms, or five
+    # times the one alone, on an idle machine; 13-20 ms measured beside `stress --cpu 2`)
+    assert statistics.median(flooded) < patience(max(0.05, 5 * alone)), (alone, flooded)
 
 
 CLUSTER_CONFIG = """[server]

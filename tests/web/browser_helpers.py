@@ -24,6 +24,7 @@ from cardtable.server.app import create_app
 from cardtable.server.config import Settings
 from loopback import LOOPBACK
 from patience import patience
+from web.profiles import HEIGHT, WIDTH, Profile, profiles_of
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: Screenshots are for people (docs/web.md, a look at the screens), not checks: no test reads
@@ -119,6 +120,17 @@ class Tab:
     sockets: list[str] = field(default_factory=list)
     _parsed: dict[bool, list[dict[str, Any]]] = field(default_factory=dict)
     _read: dict[bool, int] = field(default_factory=dict)
+    #: the person's browser profile (its context) while the tab is open (:func:`open_tab`)
+    profile: Profile | None = None
+
+    def close(self) -> None:
+        """Close the page (its WebSockets close with it) and give the person's context back to
+        the pool, reset (profiles.py); a second close does nothing."""
+        profile, self.profile = self.profile, None
+        if profile is not None:
+            profile.home.give_back(profile)
+        elif not self.page.is_closed():
+            self.page.close()
 
     def messages(self, sent: bool = False) -> list[dict[str, Any]]:
         """Every JSON message received (or sent), parsed once and kept."""
@@ -188,8 +200,14 @@ def open_tab(
     locale: str | None = None,
     still: bool = False,
 ) -> Tab:
-    """A new browser context (a different person) with one page; ``locale`` (``"de-DE"``) sets
-    the browser's language, its ``Accept-Language`` (Playwright's default: en-US).
+    """A new page in a browser context of its own (a different person: a cookie jar and storage
+    nobody else uses while the tab is open); ``locale`` (``"de-DE"``) sets the browser's
+    language, its ``Accept-Language`` (Playwright's default: en-US).
+
+    The context comes from a pool (profiles.py): one a finished tab gave back, with no page, no
+    cookie and no storage left, else a new one; :meth:`Tab.close` gives it back, and so does the
+    end of the test (conftest.py) for every tab the test left open. A new context per tab cost
+    Chromium about twice the CPU (0.9-1.2 s against 0.5-0.6 s a tab, see profiles.py).
 
     ``still``: the person asks for reduced motion (``prefers-reduced-motion: reduce``), so the
     table moves nothing (the page's end states are the same: its motions and highlights are
@@ -198,14 +216,14 @@ def open_tab(
     game at load 25: 0.15-0.16 s of Chromium CPU a decision still, 0.19-0.21 s moving; 32-46 s
     against 58-77 s). The motion itself is checked in test_motion.py (both ways) and in
     test_play.py's classic game (the notes that fly)."""
-    context = browser.new_context(
-        viewport={"width": width, "height": height},
-        locale=locale,
-        reduced_motion="reduce" if still else None,
-    )
-    page = context.new_page()
+    profile = profiles_of(browser).take(locale)
+    page = profile.context.new_page()
+    if (width, height) != (WIDTH, HEIGHT):
+        page.set_viewport_size({"width": width, "height": height})
+    if still:
+        page.emulate_media(reduced_motion="reduce")
     page.set_default_timeout(patience(15) * 1000)  # longer on a loaded machine
-    tab = Tab(page)
+    tab = Tab(page, profile=profile)
     OPEN_TABS.append(tab)
     page.on("pageerror", lambda exc: tab.errors.append(str(exc)))
 
@@ -258,8 +276,8 @@ def keep_public_views(tab: Tab) -> None:
 
 
 def watch(browser: Any, server: WebServer, game_id: str) -> Tab:
-    """A spectator: a new tab (1100x860) that keeps the public views it reads, on the game's
-    /watch page (not waited for)."""
+    """A spectator: a new tab (1100x860, a person of its own) that keeps the public views it
+    reads, on the game's /watch page (not waited for)."""
     spectator = open_tab(browser, width=1100, height=860)
     keep_public_views(spectator)
     spectator.page.goto(f"{server.url}/watch/{game_id}")
@@ -650,6 +668,9 @@ class Person:
     def page(self) -> Any:
         return self.tab.page
 
+    def close(self) -> None:
+        self.tab.close()
+
 
 def open_panel(page: Any) -> tuple[str, Any] | None:
     """The open decision panel of a Kuhhandel seat page, as (kind, locator), or None."""
@@ -699,7 +720,8 @@ def own_notes(page: Any) -> list[int]:
 
 
 def sign_in_new(browser: Any, server: WebServer, name: str, **size: int) -> Person:
-    """A new browser context (its own localStorage: a different person) signed in as a guest."""
+    """A new tab in a context of its own (its own cookies and localStorage: a different person,
+    :func:`open_tab`) signed in as a guest."""
     tab = open_tab(browser, **size)
     sign_in(tab, server, name)
     return Person(tab, name)

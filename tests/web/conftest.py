@@ -31,8 +31,13 @@ from browser_helpers import (  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _tabs_of_this_test() -> Iterator[None]:
+    """At the end of a test every tab it opened is closed and its person's context goes back to
+    the pool, reset (profiles.py): nothing of a test runs on, or is seen, in the next one."""
     OPEN_TABS.clear()
     yield
+    for tab in OPEN_TABS:
+        tab.close()
+    OPEN_TABS.clear()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -62,7 +67,8 @@ def browser() -> Iterator[Any]:
     """Chromium for the tests of this folder, closed when a run leaves it: Playwright's sync API
     keeps its event loop running in the main thread while it is started, and other tests (the
     client's) call asyncio.run, which refuses to run inside it. With pytest-xdist a worker may
-    run other tests after these; `tests/web` is a package (``__init__.py``) for this scope."""
+    run other tests after these; `tests/web` is a package (``__init__.py``) for this scope.
+    Its contexts are kept between tests (a pool, profiles.py), one person each at a time."""
     playwright_api = pytest.importorskip(
         "playwright.sync_api", reason="the web extra (playwright) is not installed"
     )
@@ -82,8 +88,9 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def tab(browser: Any) -> Iterator[Tab]:
+    """A tab of a person of its own (open_tab: a context from the pool), closed after the test."""
     t = open_tab(browser)
     try:
         yield t
     finally:
-        t.page.context.close()
+        t.close()

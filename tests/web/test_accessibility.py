@@ -105,7 +105,7 @@ def test_axe_kuhhandel_table_and_its_replay(browser: Any, server: WebServer) -> 
         found += axe_violations(tab, "Kuhhandel spectator")
         assert not found, "\n".join(found)
     finally:
-        page.context.close()
+        tab.close()
 
 
 def test_axe_cunegonda_table(browser: Any, server: WebServer) -> None:
@@ -118,7 +118,7 @@ def test_axe_cunegonda_table(browser: Any, server: WebServer) -> None:
         found = axe_violations(tab, "Cunegonda table")
         assert not found, "\n".join(found)
     finally:
-        page.context.close()
+        tab.close()
 
 
 def test_axe_replay(tab: Tab, server: WebServer) -> None:

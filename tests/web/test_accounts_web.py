@@ -212,8 +212,8 @@ def test_two_people_play_rated_then_play_again(browser: Any, web: WebServer) -> 
         assert not found, "\n".join(found)
         assert not ada.errors and not bea.errors, ada.errors + bea.errors
     finally:
-        ada.page.context.close()
-        bea.page.context.close()
+        ada.close()
+        bea.close()
     # stored ratings of people == `cardtable ratings recompute`. The second game cannot end
     # meanwhile: each of its tricks waits for both people, whose pages left it (the server keeps
     # a person's open decision for the grace period, 30 s, before the house bot answers)
@@ -251,4 +251,4 @@ def test_sign_in_refuses_and_throttles_in_the_page(browser: Any, tmp_path: Path)
             no_sideways_scrolling(page, "sign-in page")
             assert not tab.errors, tab.errors
         finally:
-            tab.page.context.close()
+            tab.close()

@@ -106,4 +106,4 @@ def test_a_mistake_is_shown_on_the_board_in_one_view(
     suffix = "" if width >= 960 else "-phone"
     keep_shot(page, f"analysis-board{suffix}")
     assert not tab.errors, tab.errors
-    page.context.close()
+    tab.close()

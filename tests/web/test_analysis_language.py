@@ -98,4 +98,4 @@ def test_the_analysis_reads_german(browser: Any, played: tuple[WebServer, str, i
         no_sideways_scroll(tab)
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()

@@ -140,7 +140,7 @@ def test_a_bots_page_sums_up_the_analyses_of_its_games(
         keep_shot(german.page, "bot-review-phone-de")
         assert de["web.analysis.threshold"].startswith("Ein Fehler")
     finally:
-        german.page.context.close()
+        german.close()
     found = axe_violations(tab, "bot page with the expert's review")
     assert not found, "\n".join(found)
     # the section on a desktop and on a phone (nothing scrolls sideways there)

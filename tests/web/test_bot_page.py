@@ -250,7 +250,7 @@ def test_bot_page_and_the_seat_view_at_a_fault(
         page.locator("table.games").get_by_role("link", name=NAME).first.wait_for()
         assert not tab.errors, tab.errors
     finally:
-        page.context.close()
+        tab.close()
 
     phone: Tab = open_tab(browser, width=390, height=844)
     page = phone.page
@@ -267,7 +267,7 @@ def test_bot_page_and_the_seat_view_at_a_fault(
         shot(phone, "seat-view-phone")
         assert not phone.errors, phone.errors
     finally:
-        page.context.close()
+        phone.close()
 
 
 def test_a_new_bot_and_an_unknown_name(tab: Tab, played: tuple[WebServer, str]) -> None:

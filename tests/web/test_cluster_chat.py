@@ -131,6 +131,8 @@ def test_two_people_on_two_processes_chat_in_the_browser(
             assert not p.tab.errors, (p.name, p.tab.errors)
     finally:
         for p in people:
+            # closed, not given back to the pool (tests/web/profiles.py): Ben's context runs an
+            # init script of its own, which a reset would not take away
             p.page.context.close()
         ca.stop()
         cb.stop()

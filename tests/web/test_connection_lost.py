@@ -165,4 +165,4 @@ def test_the_lobby_does_not_move_when_the_account_answer_comes(
     assert before is not None and after is not None
     assert after["y"] == before["y"], f"the forms moved by {after['y'] - before['y']} px"
     assert not tab.errors, tab.errors
-    tab.page.context.close()
+    tab.close()

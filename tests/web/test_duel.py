@@ -171,8 +171,8 @@ def test_duel_peek_keep_or_give_to_the_end(browser: Any, server: WebServer) -> N
         assert spectator.page.locator(".kh-mine").count() == 0
         assert not spectator.errors, spectator.errors
     finally:
-        person.page.context.close()
-        spectator.page.context.close()
+        person.close()
+        spectator.close()
 
 
 def _other_peeks(message: dict[str, Any], person: Person) -> list[Any]:

@@ -162,7 +162,7 @@ def test_a_person_plays_a_whole_classic_game_in_german_on_a_phone(
         info = seat_faults(server, game_id, "Greta")
         assert info["seat"]["faults"] == 0
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 def test_a_person_plays_a_cunegonda_match_in_french(browser: Any, server: WebServer) -> None:
@@ -185,7 +185,7 @@ def test_a_person_plays_a_cunegonda_match_in_french(browser: Any, server: WebSer
         no_key_shown(tab)
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 def test_two_people_at_one_table_read_the_log_each_in_their_language(
@@ -225,8 +225,8 @@ def test_two_people_at_one_table_read_the_log_each_in_their_language(
             me.page.locator(".table-head button").first.click()
         assert not hanna.errors and not joost.errors, (hanna.errors, joost.errors)
     finally:
-        hanna.page.context.close()
-        joost.page.context.close()
+        hanna.close()
+        joost.close()
 
 
 def test_the_switcher_changes_the_language_and_the_browser_remembers_it(
@@ -247,7 +247,7 @@ def test_the_switcher_changes_the_language_and_the_browser_remembers_it(
         assert page.locator("#lang-switch").input_value() == "it"
         no_key_shown(tab)
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 def test_a_wrong_password_reads_german_for_a_german_person(browser: Any, tmp_path: Path) -> None:
@@ -277,7 +277,7 @@ def test_a_wrong_password_reads_german_for_a_german_person(browser: Any, tmp_pat
             no_sideways_scroll(tab)
             assert not tab.errors, tab.errors
         finally:
-            tab.page.context.close()
+            tab.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "de", "fr", "nl", "it"])
@@ -307,7 +307,7 @@ def test_the_table_in_each_language_desktop_and_phone(
         assert page.evaluate("document.documentElement.lang") == lang
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 @pytest.fixture(scope="module")
@@ -368,7 +368,7 @@ def test_a_replay_read_in_german(browser: Any, played: tuple[WebServer, str]) ->
         no_sideways_scroll(tab)
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 @pytest.mark.xdist_group("lang_played")
@@ -401,4 +401,4 @@ def test_the_bot_page_in_french(browser: Any, played: tuple[WebServer, str]) -> 
         no_sideways_scroll(tab)
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()

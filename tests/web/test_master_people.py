@@ -363,6 +363,6 @@ def test_three_people_play_master_through_tie_rats_and_countdowns(
         assert not spectator.errors, spectator.errors
     finally:
         for p in people:
-            p.page.context.close()
+            p.close()
         if spectator is not None:
-            spectator.page.context.close()
+            spectator.close()

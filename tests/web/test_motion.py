@@ -250,7 +250,7 @@ def test_kuhhandel_motion_goes_from_where_things_come_to_where_they_go(
         assert not tab.errors, tab.errors
     finally:
         _leave(tab)
-        tab.page.context.close()
+        tab.close()
 
 
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
@@ -272,4 +272,4 @@ def test_a_finished_trick_gathers_on_its_winning_card(
         assert not tab.errors, tab.errors
     finally:
         _leave(tab)
-        tab.page.context.close()
+        tab.close()

@@ -103,8 +103,8 @@ def test_the_lobby_links_a_bots_name_to_its_page(browser: Any, server: WebServer
         assert scores.locator("thead th", has_text="Lina").locator("a").count() == 0
         assert not watcher.errors, watcher.errors
     finally:
-        host.page.context.close()
-        watcher.page.context.close()
+        host.close()
+        watcher.close()
 
 
 def test_the_replay_links_names_as_the_table_does(browser: Any, server: WebServer) -> None:
@@ -170,4 +170,4 @@ def test_the_replay_links_names_as_the_table_does(browser: Any, server: WebServe
         assert seen.get_attribute("href") == "/players/Ottilie"
         assert not tab.errors, tab.errors
     finally:
-        page.context.close()
+        tab.close()

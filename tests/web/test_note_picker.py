@@ -179,4 +179,4 @@ def test_on_a_phone_six_note_values_are_two_rows_of_three(browser: Any, server: 
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert not axe_violations(tab, "note picker on a phone")
     finally:
-        tab.page.context.close()
+        tab.close()

@@ -124,5 +124,5 @@ def test_the_page_gets_bot_moves_one_at_a_time_and_the_spectator_later(
         assert all(m["event"]["kind"] not in ("deal", "pass") for _, m in watched)
         assert not tab.errors and not watcher.errors, (tab.errors, watcher.errors)
     finally:
-        tab.page.context.close()
-        watcher.page.context.close()
+        tab.close()
+        watcher.close()

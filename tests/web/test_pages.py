@@ -171,4 +171,4 @@ def test_phone_sized_table_fits_and_plays_by_keyboard(browser: Any, server: WebS
         page.get_by_role("button", name="Leave the table").click()
         assert not phone.errors, phone.errors
     finally:
-        phone.page.context.close()
+        phone.close()

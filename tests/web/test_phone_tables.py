@@ -90,7 +90,7 @@ def test_the_round_table_reads_on_a_phone(browser: Any, server: WebServer) -> No
         assert wide <= 0, wide
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 #: Per option of every select in the lobby's forms whose words do not fit the closed select
@@ -124,4 +124,4 @@ def test_the_lobby_choices_read_whole_on_a_phone(browser: Any, server: WebServer
             assert page.evaluate(CUT_OPTIONS) == [], game
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()

@@ -192,7 +192,7 @@ def test_a_person_plays_a_whole_master_game_on_a_phone(browser: Any, server: Web
         no_sideways_scroll(tab)
         common_checks(tab)
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 def test_a_person_plays_a_whole_duel(browser: Any, server: WebServer) -> None:
@@ -206,7 +206,7 @@ def test_a_person_plays_a_whole_duel(browser: Any, server: WebServer) -> None:
         check_kuhhandel_end(tab, server, game_id, "Dan")
         common_checks(tab)
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 def test_a_person_plays_a_whole_cunegonda_match_on_a_phone(browser: Any, server: WebServer) -> None:
@@ -248,4 +248,4 @@ def test_a_person_plays_a_whole_cunegonda_match_on_a_phone(browser: Any, server:
         assert info["seat"]["faults"] == 0
         common_checks(tab)
     finally:
-        tab.page.context.close()
+        tab.close()

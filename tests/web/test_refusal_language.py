@@ -85,7 +85,7 @@ def test_a_refused_pass_reads_french(browser: Any, server: WebServer) -> None:
         shot_pair(tab, "lang-fr-refused")
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 def test_a_refused_hello_reads_german(browser: Any, server: WebServer) -> None:
@@ -108,4 +108,4 @@ def test_a_refused_hello_reads_german(browser: Any, server: WebServer) -> None:
         assert not any(errors[-1]["reason"] in t for t in toasts(tab)), toasts(tab)
         assert not any(en["web.error.bad_name"] in t for t in toasts(tab))
     finally:
-        tab.page.context.close()
+        tab.close()

@@ -122,4 +122,4 @@ def test_a_reload_costs_nothing_and_a_person_who_left_takes_the_seat_back(
             assert not person.tab.errors, person.tab.errors
     finally:
         for person in people:
-            person.page.context.close()
+            person.close()

@@ -184,11 +184,11 @@ def test_replay_move_list_jumps_and_links_to_a_position(
             assert other.page.locator(".step").inner_text().startswith(f"Move {wanted} of ")
             assert not other.errors, other.errors
         finally:
-            other.page.context.close()
+            other.close()
         moves.locator("button.move").nth(20).click()
         assert not tab.errors, tab.errors
     finally:
-        page.context.close()
+        tab.close()
 
 
 def test_cunegonda_replay_jumps_by_round_and_trick(
@@ -217,7 +217,7 @@ def test_cunegonda_replay_jumps_by_round_and_trick(
         shot(tab, "replay-cunegonda")
         assert not tab.errors, tab.errors
     finally:
-        page.context.close()
+        tab.close()
 
 
 @pytest.mark.parametrize("width,height,suffix", [(1280, 800, "desktop"), (390, 844, "phone")])
@@ -259,7 +259,7 @@ def test_pages_fit_without_sideways_scrolling(
                 shot(tab, f"{name}-{suffix}")
         assert not tab.errors, tab.errors
     finally:
-        page.context.close()
+        tab.close()
 
 
 def test_lobby_defaults_fit_me_against_three_bots(tab: Tab, server: WebServer) -> None:
@@ -301,7 +301,7 @@ def test_the_table_header_names_an_open_classic_auction(browser: Any, server: We
         page.get_by_role("button", name="Leave the table").click()
         assert not tab.errors, tab.errors
     finally:
-        page.context.close()
+        tab.close()
 
 
 def test_leaderboard_opens_on_a_board_with_games(
@@ -340,7 +340,7 @@ def test_leaderboard_opens_on_a_board_with_games(
             assert "game=cunegonda" in tab.page.url and "rules=short" in tab.page.url
             assert not tab.errors, tab.errors
         finally:
-            tab.page.context.close()
+            tab.close()
 
 
 def test_lobby_offers_the_pace_the_server_takes(tab: Tab, server: WebServer) -> None:

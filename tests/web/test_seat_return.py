@@ -275,7 +275,7 @@ def test_timeout_leave_and_a_dropped_socket_each_end_with_the_person_back(
         page.once("dialog", lambda dialog: dialog.accept())
         page.get_by_role("button", name="Leave the table").click()
     finally:
-        tab.page.context.close()
+        tab.close()
         if guests is not None:
             guests.stop()
 
@@ -321,5 +321,5 @@ def test_sign_in_with_a_registered_bot_token_and_play(browser: Any, quick: WebSe
         assert info["seat"]["faults"] == 0, info["detail"].get("faults")
         assert not tab.errors, tab.errors
     finally:
-        wrong.page.context.close()
-        tab.page.context.close()
+        wrong.close()
+        tab.close()

@@ -135,7 +135,7 @@ def test_cunegonda_names_show_whole_on_a_phone(browser: Any, server: WebServer) 
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 CARDS = """async ([rules, size]) => {
@@ -227,7 +227,7 @@ def test_the_score_table_keeps_each_name_on_one_line(
     assert all(n == 1 for _, n in lines), lines
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert not tab.errors, tab.errors
-    tab.page.context.close()
+    tab.close()
 
 
 def _cunegonda_pass(browser: Any, server: WebServer, width: int, height: int) -> Tab:
@@ -260,7 +260,7 @@ def test_the_pass_button_shows_without_scrolling(
         assert bottom <= seen[1], (bottom, seen)
         assert not tab.errors, tab.errors
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 RESPOND = """async ([request, names, rules]) => {

@@ -173,7 +173,7 @@ def test_board_shows_the_outcome_before_the_next_request(browser: Any, paced: We
         assert paused >= 2, f"too few requests after a pause to tell: {gaps}"
         assert not behind, f"the board showed the old view during the pause: {behind}"
     finally:
-        tab.page.context.close()
+        tab.close()
 
 
 # ---------------------------------------------------------------- item 3
@@ -227,7 +227,7 @@ def test_a_person_away_from_the_table_keeps_receiving_paced_events(
         assert len(indices) == len(set(indices)), "events were sent twice"
         assert not tab.errors, tab.errors
     finally:
-        page.context.close()
+        tab.close()
 
 
 # ---------------------------------------------------------------- item 5
@@ -296,8 +296,8 @@ def test_a_rematch_offer_is_seen_and_accepted_by_the_other_person(
         shot_pair(ada, "presence")
         assert not ada.errors and not bea.errors, (ada.errors, bea.errors)
     finally:
-        ada.page.context.close()
-        bea.page.context.close()
+        ada.close()
+        bea.close()
 
 
 def test_a_declined_rematch_is_told_to_the_one_who_offered(browser: Any, server: WebServer) -> None:
@@ -324,8 +324,8 @@ def test_a_declined_rematch_is_told_to_the_one_who_offered(browser: Any, server:
         bea.page.locator(".rematch-offer").get_by_role("button", name="Decline").click()
         ada.page.get_by_text("Bel declined the rematch.").wait_for()
     finally:
-        ada.page.context.close()
-        bea.page.context.close()
+        ada.close()
+        bea.close()
 
 
 # ---------------------------------------------------------------- item 9
@@ -356,7 +356,7 @@ def test_a_spectator_of_cunegonda_is_not_asked_to_pass(
         status = spectator.page.locator(".table-head .status")
         status.get_by_text("Waiting for every seat to pass.").wait_for()
     finally:
-        spectator.page.context.close()
+        spectator.close()
 
 
 def test_enter_on_a_fresh_bid_panel_bids_nothing(tab: Tab, server: WebServer) -> None:

@@ -114,7 +114,7 @@ def test_standings_page_and_archive(organised: WebServer, browser: Any) -> None:
         shot_pair(tab, "tournament-de")
         assert not tab.errors, tab.errors
     finally:
-        page.context.close()
+        tab.close()
 
 
 def test_the_organisers_page_shows_presence(organised: WebServer, browser: Any) -> None:
@@ -166,7 +166,7 @@ def test_the_organisers_page_shows_presence(organised: WebServer, browser: Any) 
         page.locator('tr[data-entrant="away-cid"]', has_text="banned").wait_for(timeout=30_000)
         assert not tab.errors, tab.errors
     finally:
-        page.context.close()
+        tab.close()
         LOOPBACK.post(f"{server.url}/api/tournaments/{tid}/cancel", headers=admin, timeout=10)
         for t in threads:
             t.join(timeout=20)

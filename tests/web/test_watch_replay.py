@@ -136,7 +136,7 @@ def test_spectator_sees_no_private_notes_and_the_replay_steps_through(
         assert "Final scores" in viewer.locator(".result").inner_text()
         assert not spectator.errors, spectator.errors
     finally:
-        spectator.page.context.close()
+        spectator.close()
 
 
 def test_cunegonda_spectator_sees_no_hand(tab: Tab, browser: Any, server: WebServer) -> None:
@@ -156,4 +156,4 @@ def test_cunegonda_spectator_sees_no_hand(tab: Tab, browser: Any, server: WebSer
         assert_spectator_saw_nothing_private(spectator, "cunegonda")
         assert not spectator.errors, spectator.errors
     finally:
-        spectator.page.context.close()
+        spectator.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -17,6 +18,13 @@ from sqlalchemy import text
 
 from cardtable.server.ratings import INITIAL, conservative, rate
 from cardtable.server.store.db import HEAD_REVISION, MIGRATIONS, FaultRow, SeatOutcome, Store
+from cardtable.server.store.fresh import (
+    SCRIPT,
+    create,
+    migrated_schema,
+    schema_of,
+    statements_of,
+)
 from patience import patience
 
 #: The newest migration (every start migrates to it).
@@ -130,10 +138,67 @@ def test_a_start_on_an_up_to_date_database_never_imports_alembic(store: Store) -
     assert _server_start(store.url) == [HEAD, "False", str(not store.is_sqlite)]
 
 
-def test_a_start_on_a_fresh_database_migrates_it_with_alembic(tmp_path: Path) -> None:
-    """The other way of a start: a database without the head revision is migrated by alembic
-    (which imports every dialect it knows)."""
-    assert _server_start(f"sqlite:///{tmp_path / 'fresh.db'}")[:2] == [HEAD, "True"]
+def test_a_start_on_an_older_database_migrates_it_with_alembic(tmp_path: Path) -> None:
+    """The other way of a start: a database at an older revision is migrated by alembic (which
+    imports every dialect it knows)."""
+    from alembic import command
+    from alembic.config import Config
+
+    url = f"sqlite:///{tmp_path / 'older.db'}"
+    store = Store(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", url)
+    with store.engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0011")
+    assert store.revision() == "0011"
+    store.close()
+    assert _server_start(url)[:2] == [HEAD, "True"]
+
+
+def test_a_start_on_a_fresh_sqlite_database_builds_the_newest_schema_without_alembic(
+    tmp_path: Path,
+) -> None:
+    """A fresh SQLite database is given the schema of the newest migration in one script
+    (store/fresh.py): the start imports neither alembic nor the PostgreSQL dialect, and the
+    database is the one the migrations build, statement for statement."""
+    path = tmp_path / "fresh.db"
+    assert _server_start(f"sqlite:///{path}") == [HEAD, "False", "False"]
+    conn = sqlite3.connect(path)
+    try:
+        assert schema_of(conn) == migrated_schema()
+    finally:
+        conn.close()
+
+
+def test_the_fresh_schema_script_is_what_the_migrations_build() -> None:
+    """After a new migration this fails until ``python -m cardtable.server.store.fresh`` writes
+    the script again (test_the_head_revision_the_store_knows_is_alembics fails as well)."""
+    migrated = migrated_schema()
+    assert f"INSERT INTO alembic_version (version_num) VALUES ('{HEAD}')" in migrated
+    assert statements_of(SCRIPT.read_text(encoding="utf-8")) == migrated
+
+
+def test_a_second_store_on_a_fresh_sqlite_database_finds_it_built(tmp_path: Path) -> None:
+    """Two starts on one fresh file: the first builds the schema, the second finds it at the
+    head; building again where tables exist is refused and changes nothing (an older database
+    goes to alembic, test_a_start_on_an_older_database_migrates_it_with_alembic)."""
+    url = f"sqlite:///{tmp_path / 'twice.db'}"
+    first, second = Store(url), Store(url)
+    try:
+        first.migrate()
+        second.migrate()
+        assert first.revision() == second.revision() == HEAD
+        conn = sqlite3.connect(tmp_path / "twice.db")
+        try:
+            assert create(conn) is False
+            assert schema_of(conn) == migrated_schema()
+        finally:
+            conn.close()
+    finally:
+        first.close()
+        second.close()
 
 
 def test_bot_names_are_validated_unique_and_tokens_hashed(store: Store) -> None:

@@ -318,10 +318,25 @@ class Store:
 
     def migrate(self) -> None:
         """Bring the schema to the newest alembic revision (idempotent). A database already at
-        :data:`HEAD_REVISION` is left as it is, read with one query; alembic is imported only
-        when there is something to do (a fresh database, an older one)."""
+        :data:`HEAD_REVISION` is left as it is, read with one query; a fresh SQLite database is
+        given the newest schema in one script (:mod:`cardtable.server.store.fresh`); alembic is
+        imported only for the others (an older database, PostgreSQL): :meth:`upgrade`."""
         if self.revision() == HEAD_REVISION:
             return
+        if self.is_sqlite:
+            from cardtable.server.store import fresh
+
+            raw = self.engine.raw_connection()
+            try:
+                if fresh.create(raw.driver_connection):
+                    return
+            finally:
+                raw.close()
+        self.upgrade()
+
+    def upgrade(self) -> None:
+        """alembic's migrations from the stored revision (none: an empty database) to the
+        newest."""
         from alembic import command
         from alembic.config import Config
 

@@ -60,6 +60,7 @@ import orjson
 from cardtable.protocol import dumps
 from cardtable.server.cluster_ends import hold_ends, stored_ends
 from cardtable.server.cluster_people import PeopleRelay
+from cardtable.server.cluster_queues import Queue, read_queues
 from cardtable.server.compat.relay import KhRelays, RelayedBotConnection
 from cardtable.server.config import redacted_url as redacted
 from cardtable.server.metrics import Stamp
@@ -729,33 +730,28 @@ class Cluster:
             self._lead_again = now + min(0.5, self.lease_s / 4)
         return self.leader
 
-    async def take_queue(self, queue: tuple[str, str]) -> list[QueueEntry]:
-        """The live entries of a ranked queue, oldest first, as :class:`QueueEntry` (their
-        ``since`` on this process's monotonic clock); entries of dead processes are dropped."""
+    async def take_queues(self, queues: list[Queue]) -> dict[Queue, list[QueueEntry]]:
+        """The live entries of each ranked queue, oldest first, as :class:`QueueEntry` (their
+        ``since`` on this process's monotonic clock), all read in one round trip
+        (:mod:`.cluster_queues`); entries of dead processes are dropped."""
         from cardtable.server.lobby import Member, QueueEntry
 
-        name = f"{self.p}:q:{queue[0]}:{queue[1]}"
-        raw = await self.redis.hgetall(name)
-        if not raw:
-            return []
-        loads = await self.redis.hgetall(f"{self.p}:load")
-        self._loads = {str(r): int(n) for r, n in loads.items()}
-        entries = [orjson.loads(v) for v in raw.values()]
-        live = await self.alive(sorted({e["run"] for e in entries}))
-        gone = [e["key"] for e in entries if e["run"] not in live]
-        if gone:
-            await self.redis.hdel(name, *gone)
+        reading = await read_queues(self.redis, self.p, queues, self.alive)
+        self._loads = reading.loads
         now_wall, now_mono = time.time(), time.monotonic()
-        out = []
-        for e in sorted((e for e in entries if e["run"] in live), key=lambda e: e["since"]):
-            # the member's connection is found when it is seated (:meth:`member`)
-            member = Member(_WAITING, e["key"], e["name"], "bot", e["player_id"])
-            self._entries[e["key"]] = e
-            out.append(QueueEntry(member, e["rating"], now_mono - (now_wall - e["since"])))
+        out: dict[Queue, list[QueueEntry]] = {}
+        for queue, entries in reading.entries.items():
+            out[queue] = []
+            for e in entries:  # the member's connection is found when it is seated (member())
+                member = Member(_WAITING, e["key"], e["name"], "bot", e["player_id"])
+                self._entries[e["key"]] = e
+                out[queue].append(
+                    QueueEntry(member, e["rating"], now_mono - (now_wall - e["since"]))
+                )
         return out
 
     def host_of(self, entry: QueueEntry) -> str:
-        """The process a queue entry (read by :meth:`take_queue`) is connected to."""
+        """The process a queue entry (read by :meth:`take_queues`) is connected to."""
         return str(self._entries[entry.member.key]["run"])
 
     def member(self, entry: Mapping[str, Any]) -> Member:

@@ -850,43 +850,43 @@ class Hub:
         if not await cluster.is_leader():
             return
         settings = self.settings
-        fill = settings.fill_wait_ms / 1000.0
-        local = settings.local_wait_ms / 1000.0
-        for name, spec in self.available_games().items():
-            for rules_name in self.ranked_rules(spec):
-                queue_key = (name, rules_name)
-                queue = await cluster.take_queue(queue_key)
-                if not queue:
-                    continue
-                rules = spec.resolve_rules(rules_name)
-                size = self.table_size(spec, rules)
-                now = time.monotonic()
-                while True:
-                    chosen = next_cluster_table(
-                        queue,
-                        size,
-                        now,
-                        host=cluster.host_of,
-                        local_wait=local,
-                        fill_wait=fill,
-                        slack=settings.local_rating_slack,
-                    )
-                    if chosen is None:
-                        break
-                    refused = await fair_play.drop_suspended(self.store, self.db_executor, chosen)
-                    if refused:  # suspended while queued (on any process): never seated
-                        for entry, refusal in refused:
-                            queue.remove(entry)
-                            await cluster.refuse(queue_key, entry, refusal)
-                        continue
-                    for entry in chosen:
+        fill, local = settings.fill_wait_ms / 1000.0, settings.local_wait_ms / 1000.0
+        games = self.available_games()  # every queue read in one round trip (cluster_queues.py)
+        ranked = [(g, r) for g, spec in games.items() for r in self.ranked_rules(spec)]
+        for queue_key, queue in (await cluster.take_queues(ranked)).items():
+            name, rules_name = queue_key
+            spec = games[name]
+            if not queue:
+                continue
+            rules = spec.resolve_rules(rules_name)
+            size = self.table_size(spec, rules)
+            now = time.monotonic()
+            while True:
+                chosen = next_cluster_table(
+                    queue,
+                    size,
+                    now,
+                    host=cluster.host_of,
+                    local_wait=local,
+                    fill_wait=fill,
+                    slack=settings.local_rating_slack,
+                )
+                if chosen is None:
+                    break
+                refused = await fair_play.drop_suspended(self.store, self.db_executor, chosen)
+                if refused:  # suspended while queued (on any process): never seated
+                    for entry, refusal in refused:
                         queue.remove(entry)
-                    if not await cluster.claim(queue_key, chosen):
-                        break  # one left meanwhile: read the queue again next tick
-                    missing = size - len(chosen)
-                    bot = self.house_bot(spec)
-                    house = await self._house_players(bot, missing)
-                    await cluster.seat(queue_key, chosen, [bot] * missing, house)
+                        await cluster.refuse(queue_key, entry, refusal)
+                    continue
+                for entry in chosen:
+                    queue.remove(entry)
+                if not await cluster.claim(queue_key, chosen):
+                    break  # one left meanwhile: read the queue again next tick
+                missing = size - len(chosen)
+                bot = self.house_bot(spec)
+                house = await self._house_players(bot, missing)
+                await cluster.seat(queue_key, chosen, [bot] * missing, house)
 
     async def _house_players(self, bot: str, count: int) -> list[Identity]:
         """Stored identities ``house-BOT-1`` .. ``house-BOT-count``: each house seat of a ranked

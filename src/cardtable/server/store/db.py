@@ -337,17 +337,22 @@ class Store:
     def upgrade(self) -> None:
         """alembic's migrations from the stored revision (none: an empty database) to the
         newest."""
-        from alembic import command
-        from alembic.config import Config
-
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        config.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
         with self.engine.begin() as conn:
             if not self.is_sqlite:
                 # processes of a cluster starting at once: one migrates, the others wait for its
-                # commit and find nothing left to do (a lock of this transaction, released by it)
+                # commit and find nothing left to do, without importing alembic (a lock of this
+                # transaction, released by it)
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+                if conn.exec_driver_sql("SELECT to_regclass('alembic_version')").scalar():
+                    row = conn.exec_driver_sql("SELECT version_num FROM alembic_version").first()
+                    if row is not None and row[0] == HEAD_REVISION:
+                        return
+            from alembic import command
+            from alembic.config import Config
+
+            config = Config()
+            config.set_main_option("script_location", str(MIGRATIONS))
+            config.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
 

@@ -12,6 +12,7 @@ of each test (pytest-timeout) is scaled the same way in tests/conftest.py.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 #: the largest factor: a test that hangs still fails (pytest's timeout is scaled alike,
 #: tests/conftest.py)
@@ -30,3 +31,15 @@ def load_factor() -> float:
 def patience(seconds: float) -> float:
     """``seconds`` (enough on an idle machine) scaled by :func:`load_factor`."""
     return seconds * load_factor()
+
+
+def polls(first: float = 0.02, most: float = 0.25) -> Iterator[float]:
+    """The pauses between a test's polls of something it cannot be told about (an HTTP status
+    page): ``first`` at first, growing by half each time up to ``most``. A condition met at once
+    is seen at once, and a long wait (a tournament played out) polls 4 times a second, not 20:
+    each poll of a test server costs CPU on both sides (a tournament's status: about 3 ms), which
+    on 2 cores slows the very games the test waits for."""
+    pause = first
+    while True:
+        yield pause
+        pause = min(most, pause * 1.5)

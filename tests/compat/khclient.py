@@ -26,7 +26,7 @@ from cardtable.server.app import create_app
 from cardtable.server.config import Settings
 from cardtable.server.limits import uvicorn_config
 from loopback import LOOPBACK
-from patience import load_factor, patience
+from patience import load_factor, patience, polls
 
 #: Every wait in these tests gives up after this long: no test can hang on the network.
 WAIT = 15.0
@@ -94,12 +94,13 @@ class KhServer:
 
     def wait_for(self, path: str, check: Callable[[Any], bool], timeout: float = WAIT) -> Any:
         end = time.monotonic() + timeout
-        while True:
+        for pause in polls():  # thinning out: each poll costs the server CPU
             data = self.json(path)
             if check(data):
                 return data
             assert time.monotonic() < end, f"{path} never satisfied the check: {data}"
-            time.sleep(0.05)
+            time.sleep(pause)
+        raise AssertionError("unreachable")  # polls() never ends
 
     def game_of(self, name: str, lobby: str = "kh-server-bot") -> dict[str, Any]:
         """The newest ended game of ``name`` (waits until it is stored)."""

@@ -29,7 +29,7 @@ from cardtable.server.app import create_app
 from cardtable.server.config import Settings
 from cardtable.server.limits import uvicorn_config
 from loopback import LOOPBACK
-from patience import load_factor, patience
+from patience import load_factor, patience, polls
 
 #: Every receive in these tests gives up after this long (on an idle machine: the helpers below
 #: scale every cap they are given by :func:`patience.patience`): no test can hang on the network.
@@ -115,15 +115,16 @@ class RunningServer(LocalServer):
 
     def wait_for(self, path: str, check: Any, timeout: float = 10.0) -> Any:
         """Poll ``path`` until ``check(json)`` is true; returns that json. ``timeout`` is the
-        cap on an idle machine (scaled by :func:`patience`)."""
+        cap on an idle machine (scaled by :func:`patience`); the polls thin out (:func:`polls`)."""
         end = time.monotonic() + patience(timeout)
-        while True:
+        for pause in polls():
             data = self.get(path)
             if check(data):
                 return data
             if time.monotonic() > end:
                 raise AssertionError(f"{path} never satisfied the check: {data}")
-            time.sleep(0.05)
+            time.sleep(pause)
+        raise AssertionError("unreachable")  # polls() never ends
 
 
 @contextmanager

@@ -151,6 +151,7 @@ class ExpertBot:
         note_values: bool = True,
         pooled_offers: bool = False,
         offer_evidence: float | None = None,
+        fitted: bool = False,
     ) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
@@ -187,6 +188,10 @@ class ExpertBot:
         #: ``None`` (the default: no gain measured yet, docs/strength.md): ``evidence``, as
         #: before; :data:`OFFER_EVIDENCE` is the value tried.
         self.offer_evidence = None if offer_evidence is None else float(offer_evidence)
+        #: With the opponent model: each other seat's bid limit and acceptance curve fitted to
+        #: its decisions in this game (``.fitted``) play that seat in the playouts; off: the
+        #: habit switches alone.
+        self.fitted = fitted
         self.opponents: OpponentModel | None = None
         self.min_worlds = max(0, int(min_worlds))
         self.priors = priors
@@ -297,7 +302,7 @@ class ExpertBot:
         _model, belief = self._ensure(obs)
         belief.sync(obs)
         if self.use_opponents and self.opponents is not None:
-            self.opponents.apply()
+            self.opponents.apply(fitted=self.fitted)
         kind = request.kind
         choices = request.choices
         if choices is not None and len(choices) == 1:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from cardtable.core.contract import Event
 from cardtable.games.kuhhandel.bots.belief import Belief
+from cardtable.games.kuhhandel.bots.fitted import FittedOpponents
 from cardtable.games.kuhhandel.bots.sim import Model
 
 #: Evidence needed before a seat's playout policy departs from the heuristic's.
@@ -112,9 +113,13 @@ class OpponentModel:
         self._auctioneer = -1
         self._end_phase = False
         self._trade = (-1, 0)  # species and cards of the last cow trade (public)
+        #: Each seat's bid limit and acceptance curve fitted to its decisions (``.fitted``);
+        #: always followed, given to the playouts by ``apply(fitted=True)``.
+        self.fit = FittedOpponents(model, belief)
 
     # ------------------------------------------------------------------ events
     def event(self, ev: Event) -> None:
+        self.fit.event(ev)
         kind, d = ev.kind, ev.data
         if kind == "end_phase":
             self._end_phase = True
@@ -183,8 +188,26 @@ class OpponentModel:
                     h.seen_offer_stake += self.m.value[k] * cards / self.m.size[k]
 
     # ------------------------------------------------------------------ the policy
-    def apply(self) -> None:
-        """Set each other seat's playout policy in the model from its habits."""
+    def apply(self, fitted: bool = False) -> None:
+        """Set each other seat's playout policy in the model from its habits; with ``fitted``,
+        a seat's fitted bid limit replaces the bidding switches (``bid_all``, ``bid_scale``,
+        ``bid_floor``) and its fitted acceptance curve the heuristic's acceptance rule
+        (:mod:`.fitted`)."""
+        self._apply_habits()
+        m = self.m
+        if not fitted:
+            for s in range(m.n):
+                m.limit_coef[s] = None
+                m.accept_ratio[s] = -1.0
+            return
+        self.fit.apply()
+        for s in range(m.n):
+            if m.limit_coef[s] is not None:
+                m.bid_all[s] = False
+                m.bid_scale[s] = 1.0
+                m.bid_floor[s] = -1.0
+
+    def _apply_habits(self) -> None:
         m = self.m
         for s, h in enumerate(self.seats):
             if s == self.me:
@@ -269,4 +292,4 @@ class OpponentModel:
 
     def state(self) -> tuple[tuple[float, ...], ...]:
         """Everything the model has learnt (tests compare it between games)."""
-        return tuple(h.state() for h in self.seats)
+        return tuple(h.state() for h in self.seats) + self.fit.state()

@@ -82,6 +82,14 @@ class Model:
         self.never_challenge: list[bool] = [False] * seats
         #: Bids up to at least this share of its money (< 0: the heuristic's limit alone).
         self.bid_floor: list[float] = [-1.0] * seats
+        #: A bid limit fitted to the seat's auctions (``.fitted``): ``(a, b, c)`` makes its limit
+        #: ``a * heuristic limit + b * worth of the card (points) + c * its money + d``, within
+        #: its money (``None``: the switches above).
+        self.limit_coef: list[tuple[float, float, float, float] | None] = [None] * seats
+        #: An acceptance threshold fitted to the seat's answers (``.fitted``): it accepts an
+        #: offer worth at least this multiple of :meth:`Sim.answer_price` (< 0: the heuristic's
+        #: rule).
+        self.accept_ratio: list[float] = [-1.0] * seats
 
     def payment(self, wallet: Sequence[int], amount: int) -> tuple[int, ...] | None:
         """:func:`pay_counts` remembered (the result is shared: never change it)."""
@@ -384,6 +392,11 @@ class Sim:
             return money
         if k >= m.K:
             return min(money // 4, 60)
+        coef = m.limit_coef[s]
+        if coef is not None:
+            h, w, mo = self.limit_features(s, k, remaining)
+            fitted = int(coef[0] * h + coef[1] * w + coef[2] * mo + coef[3])
+            return max(0, min(money, fitted))
         if self._remaining < 0:
             self.herd_stats()
         if remaining is None:
@@ -413,6 +426,31 @@ class Sim:
         if floor > 0:
             limit = max(limit, int(money * floor))
         return limit
+
+    def limit_features(
+        self, s: int, k: int, remaining: float | None = None
+    ) -> tuple[float, float, float]:
+        """What a fitted bid limit (:attr:`Model.limit_coef`) is made of, for seat ``s`` and one
+        animal card of ``k``: the heuristic bot's limit (as :meth:`money_limit` without any
+        policy), the card's worth to ``s`` in points (:meth:`card_worth`), and its money."""
+        m = self.m
+        money = self.cash[s]
+        if self._remaining < 0:
+            self.herd_stats()
+        if remaining is None:
+            remaining = self._remaining
+        worth = self.card_worth(s, k)
+        share = min(1.0, 4.0 * worth / max(remaining, 1.0) * m.n)
+        limit = int(money * min(0.9, 0.2 + 0.7 * share))
+        limit = max(0, min(limit, money - self._reserve[s]))
+        return float(limit), worth, float(money)
+
+    def answer_price(self, o: int, k: int, cards: int) -> float:
+        """The heuristic bot's price of the ``cards`` cards of ``k`` that ``o`` would lose in a
+        cow trade (it accepts an offer it estimates at 1.3 times this)."""
+        m = self.m
+        in_play = max(1, self.money(o) + 90 * (m.n - 1))
+        return self.card_worth(o, k) * cards / m.total_value * in_play
 
     # ------------------------------------------------------------------ the game loop
     def run(self, deadline: float | None = None) -> bool:
@@ -690,6 +728,20 @@ class Sim:
         m = self.m
         if m.always_accept[o]:
             return None
+        accept_at = m.accept_ratio[o]
+        if accept_at >= 0 and k < m.K and offer_value >= 0:
+            # the fitted acceptance curve (``.fitted``): the offer against its price
+            if offer_count > 0 and offer_value >= accept_at * self.answer_price(o, k, cards):
+                return None
+            ratio = m.counter_ratio[o]
+            if ratio >= 0:
+                target = min(self.money(o), max(m.raise_, int(offer_value * ratio)))
+                paid = m.payment(self.wallets[o], target)
+                return [0] * len(m.notes) if paid is None else list(paid)
+            counter = self.trade_offer(o, c, k, cards, attack=False)
+            if _value(counter, m.notes) == 0 and offer_count > 0:
+                return None
+            return counter
         ratio = m.counter_ratio[o]
         if ratio >= 0 and offer_value >= 0:
             money = self.money(o)

@@ -394,8 +394,8 @@ class Sim:
             return min(money // 4, 60)
         coef = m.limit_coef[s]
         if coef is not None:
-            h, w, mo = self.limit_features(s, k, remaining)
-            fitted = int(coef[0] * h + coef[1] * w + coef[2] * mo + coef[3])
+            fh, fw, fm = self.limit_features(s, k, remaining)
+            fitted = int(coef[0] * fh + coef[1] * fw + coef[2] * fm + coef[3])
             return max(0, min(money, fitted))
         if self._remaining < 0:
             self.herd_stats()

@@ -24,20 +24,23 @@ price-blind one its money, one that bids more or less than the heuristic a scale
 
 **Acceptance curve.** Each ``trade`` answered by another seat is an observation: the offer
 against its price to the answering seat (:meth:`~.sim.Sim.answer_price`, the heuristic's: the
-card's worth to it in money terms), accepted or countered. The offer is the public note count
-times the challenger's estimated money per note, exact (its ``trade_notes``) when this seat made
-the offer. The curve ``P(accept) = 1 / (1 + exp(-SLOPE * (log(offer / price) - t)))`` has one
-parameter, the log threshold ``t``, with a normal prior at ``log 1.3`` (the heuristic's rule)
-of standard deviation :data:`PRIOR_SD`; ``t`` is its maximum a posteriori value. A playout seat
-then accepts an offer of at least ``exp(t)`` times its price (``Model.accept_ratio``), else
-counters like the heuristic (or with the multiple of the offer this seat saw it counter with).
+card's worth to it in money terms), accepted or countered. The offer is its public note count
+times the money per note the heuristic's rule assumes (``Sim.average_note``: the answering
+seat's money and 18 per note of every other seat, over all notes), the estimate the playouts
+compare too: a seat that judges offers by their count of notes (the heuristic, which offers
+padded with small notes exploit) and one that judges their money are fitted in the same terms.
+The curve ``P(accept) = 1 / (1 + exp(-SLOPE * (log(offer / price) - t)))`` has one parameter,
+the log threshold ``t``, with a normal prior at ``log 1.3`` (the heuristic's rule) of standard
+deviation :data:`PRIOR_SD`; ``t`` is its maximum a posteriori value. A playout seat then accepts
+an offer of at least ``exp(t)`` times its price (``Model.accept_ratio``), else counters like the
+heuristic (or with the multiple of the offer this seat saw it counter with).
 
 **Offer sizes** against the stake are learned by :class:`~.opponents.OpponentModel` from the
 offers made to this seat (``offer_worth``) and drawn in sampled worlds as before.
 
 Read: the events the seat is given (``auction``, ``bid``, ``pass``, ``closed``, ``card``,
-``trade``, and ``trade_notes`` of its own offers only) and the belief's money estimates, which
-come from the same events. Nothing hidden: tests check that hidden events do not change it.
+``trade``; no trade notes) and the belief's money estimates and note counts, which come from
+the same events. Nothing hidden: tests check that hidden events do not change it.
 """
 
 from __future__ import annotations
@@ -167,7 +170,6 @@ class FittedOpponents:
         self._top: dict[int, int] = {}
         self._passed: dict[int, int] = {}  # seat -> the minimum bid when it passed
         self._high = 0
-        self._pending: tuple[int, int, float] | None = None  # this seat's own offer: (o, k, price)
 
     def _public(self) -> Sim:
         """The public state as a model game: herds, and money as the belief estimates it."""
@@ -222,22 +224,18 @@ class FittedOpponents:
             if 0 <= k < m.K:
                 if o != self.me:
                     price = self._public().answer_price(o, k, cards)
-                    if c == self.me:
-                        self._pending = (o, k, price)  # the exact offer follows (trade_notes)
-                    elif price > 0:
-                        offer = d["offer_count"] * self.belief.avg(c)
-                        self._answer(o, offer, price, d["counter_count"] is None)
+                    if price > 0:
+                        # the offer as the heuristic's rule (and the playouts) estimate it from
+                        # its note count: the answering seat's money and every other seat's
+                        # notes at 18 each, over all notes (``Sim.average_note``)
+                        notes = self.belief.notes
+                        others = sum(notes) - notes[o]
+                        per = (self.belief.money[o] + 18 * others) / max(1, sum(notes))
+                        self._answer(o, d["offer_count"] * per, price, d["counter_count"] is None)
                 winner = d["winner"]
                 loser = o if winner == c else c
                 self.herds[winner][k] += cards
                 self.herds[loser][k] = max(0, self.herds[loser][k] - cards)
-        elif kind == "trade_notes":
-            pending = self._pending
-            if pending is not None and d["challenger"] == self.me and d["opponent"] == pending[0]:
-                o, _k, price = pending
-                if price > 0:
-                    self._answer(o, float(sum(d["offer"])), price, d.get("counter") is None)
-            self._pending = None
 
     def _answer(self, o: int, offer: float, price: float, accepted: bool) -> None:
         z = math.log(max(offer, 1.0) / price)

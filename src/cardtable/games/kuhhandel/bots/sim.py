@@ -730,8 +730,10 @@ class Sim:
             return None
         accept_at = m.accept_ratio[o]
         if accept_at >= 0 and k < m.K and offer_value >= 0:
-            # the fitted acceptance curve (``.fitted``): the offer against its price
-            if offer_count > 0 and offer_value >= accept_at * self.answer_price(o, k, cards):
+            # the fitted acceptance curve (``.fitted``): the offer as the heuristic estimates it
+            # from its note count (the fit reads the same estimate) against its price
+            est = offer_count * self.average_note(o)
+            if offer_count > 0 and est >= accept_at * self.answer_price(o, k, cards):
                 return None
             ratio = m.counter_ratio[o]
             if ratio >= 0:

@@ -122,10 +122,20 @@ class Tab:
     _read: dict[bool, int] = field(default_factory=dict)
     #: the person's browser profile (its context) while the tab is open (:func:`open_tab`)
     profile: Profile | None = None
+    #: the page's HTTP answers of 400 or more and its failed requests, for failure messages
+    refusals: list[str] = field(default_factory=list)
+    #: what the page showed when it was closed (toasts, socket closes, its address): a failed
+    #: test's report is written after its tabs closed
+    last_seen: str = ""
 
     def close(self) -> None:
         """Close the page (its WebSockets close with it) and give the person's context back to
         the pool, reset (profiles.py); a second close does nothing."""
+        if not self.last_seen and not self.page.is_closed():
+            try:
+                self.last_seen = f"address: {self.page.url}\n" + page_saw(self.page)
+            except Exception as exc:  # a closing page must not fail the test's tear-down
+                self.last_seen = f"(unreadable at close: {exc})"
         profile, self.profile = self.profile, None
         if profile is not None:
             profile.home.give_back(profile)
@@ -236,9 +246,12 @@ def open_tab(
     def response(reply: Any) -> None:
         if reply.status >= 500:
             tab.errors.append(f"{reply.status} from {reply.url}")
+        if reply.status >= 400:
+            tab.refusals.append(f"{reply.status} {reply.request.method} {reply.url}")
 
     page.on("console", console)
     page.on("response", response)
+    page.on("requestfailed", lambda r: tab.refusals.append(f"failed {r.method} {r.url}"))
 
     def watch(ws: Any) -> None:
         tab.sockets.append(f"open {ws.url}")
@@ -590,16 +603,26 @@ def decisions_sent(tab: Tab) -> dict[str, int]:
 
 
 def what_the_page_saw(tab: Tab) -> str:
-    """For a failure message: the page's toasts, its sockets, the last frames both ways."""
-    try:
-        toasts, closes = tab.page.evaluate("[window.__toasts || [], window.__closes || []]")
-    except Exception as exc:
-        toasts, closes = [f"(unreadable: {exc})"], []
+    """For a failure message: the page's toasts, its sockets, the last frames both ways, its
+    refused and failed requests (what the page showed when it closed, if it has)."""
+    if tab.page.is_closed() and tab.last_seen:
+        seen = tab.last_seen
+    else:
+        try:
+            seen = f"address: {tab.page.url}\n" + page_saw(tab.page)
+        except Exception as exc:
+            seen = f"toasts: (unreadable: {exc})"
     received = [m.get("type") for m in tab.messages()[-12:]]
     return (
-        f"toasts: {toasts[-8:]}\nsockets: {tab.sockets}, closed with: {closes}\n"
+        f"{seen}\nsockets: {tab.sockets}\nrefused or failed requests: {tab.refusals[-8:]}\n"
         f"last sent: {tab.sent[-3:]}\nlast received types: {received}"
     )
+
+
+def page_saw(page: Any) -> str:
+    """The toasts a page showed and how its sockets closed (kept by the page's own script)."""
+    toasts, closes = page.evaluate("[window.__toasts || [], window.__closes || []]")
+    return f"toasts: {toasts[-8:]}, sockets closed with: {closes}"
 
 
 def assert_only_offered_choices(tab: Tab) -> None:

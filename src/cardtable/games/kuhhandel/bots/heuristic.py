@@ -16,7 +16,10 @@ How it thinks:
 5. **Cow trades.** Challenges when it holds at least as many cards of a species as the opponent
    and the set is valuable, or whenever the deck is empty (compulsory). Offers about the card's
    worth in money, padded with 0-notes as a bluff; as opponent it counters when the offer's note
-   count suggests less than the cards are worth to it, and accepts otherwise.
+   count suggests less than the cards are worth to it, and accepts otherwise. In the end phase it
+   challenges where it holds at least as many cards as the opponent when it can (so that trades
+   gather a species instead of passing it back and forth), and it accepts a challenge it already
+   answered with every herd as it is now (the trades since went round in a circle).
 6. **Master.** Pedigree cards are claimed at a count that fits their bonus and its wallet; rats are
    avoided by placing its smallest note, unless the pile beside the rat is worth taking.
 """
@@ -41,9 +44,12 @@ class HeuristicBot:
         self.rng = random.Random(seed)
         self.aggression = aggression
         self.rules: dict[str, Any] = {}
+        #: End-phase cow trades it answered: (challenger, species, every herd) when challenged
+        self.answered: set[tuple[Any, ...]] = set()
 
     def start(self, seat: int, info: Any) -> None:
         self.rules = dict(info.rules)
+        self.answered = set()
 
     # ------------------------------------------------------------------ valuation
     def _species(self, obs: KuhhandelObservation) -> list[dict[str, Any]]:
@@ -200,9 +206,17 @@ class HeuristicBot:
                 5 if mine >= theirs else 0
             )
 
-        best = max(trades, key=appeal)
         if A.AUCTION not in choices:
-            return best
+            # The end phase (§6): challenge where it holds at least as many cards as the
+            # opponent when it can. Winning there (a tie goes to the challenger, §5.5) gathers the
+            # species; a challenger with fewer cards that wins only swaps the roles, and two bots
+            # doing that in turn pass one card back and forth (each swapping the same notes) until
+            # the end-phase cap ends the game with incomplete sets.
+            gathering = [
+                c for c in trades if obs.herds[me][c.species] >= obs.herds[c.opponent][c.species]
+            ]
+            return max(gathering or trades, key=appeal)
+        best = max(trades, key=appeal)
         mine = obs.herds[me][best.species]
         theirs = obs.herds[best.opponent][best.species]
         rich = obs.money >= 40 and obs.money > 2 * 10 * obs.note_counts[best.opponent] // 3
@@ -249,6 +263,15 @@ class HeuristicBot:
             if pay is not None and sum(pay) <= obs.money // 3:
                 return A.Counter(pay)
             return A.ACCEPT
+        if obs.end_phase:
+            # The same challenge with every herd as it was when it last answered it: the trades
+            # since went round in a circle (the winner alternating as the same notes change hands).
+            # Conceding lets the challenger gather the species (it challenges where it holds at
+            # least as many cards, see _turn), so the game moves on.
+            position = (challenger, k, obs.herds)
+            if position in self.answered:
+                return A.ACCEPT
+            self.answered.add(position)
         avg = self._average_note(obs)
         estimate = offered_notes * avg
         mine = self.card_worth(obs, obs.seat, k) * cards

@@ -45,11 +45,12 @@ class HeuristicBot:
         self.aggression = aggression
         self.rules: dict[str, Any] = {}
         #: End-phase cow trades it answered: (challenger, species, every herd) when challenged
-        self.answered: set[tuple[Any, ...]] = set()
+        #: (underscored: bots that subclass this one keep their own names free)
+        self._challenges_answered: set[tuple[Any, ...]] = set()
 
     def start(self, seat: int, info: Any) -> None:
         self.rules = dict(info.rules)
-        self.answered = set()
+        self._challenges_answered = set()
 
     # ------------------------------------------------------------------ valuation
     def _species(self, obs: KuhhandelObservation) -> list[dict[str, Any]]:
@@ -269,9 +270,9 @@ class HeuristicBot:
             # Conceding lets the challenger gather the species (it challenges where it holds at
             # least as many cards, see _turn), so the game moves on.
             position = (challenger, k, obs.herds)
-            if position in self.answered:
+            if position in self._challenges_answered:
                 return A.ACCEPT
-            self.answered.add(position)
+            self._challenges_answered.add(position)
         avg = self._average_note(obs)
         estimate = offered_notes * avg
         mine = self.card_worth(obs, obs.seat, k) * cards

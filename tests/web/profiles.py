@@ -13,9 +13,12 @@ Isolation, what a use of a profile leaves to the next one:
 - nothing of the page: every use gets a new page (its own sessionStorage, history, init scripts,
   routes, listeners, viewport and media emulation); at the end of the use every page the test
   opened in the context is closed, and with it its WebSockets;
-- no cookie (``context.clear_cookies``) and no storage of any origin its pages went to
-  (``Storage.clearDataForOrigin``, all kinds: localStorage, IndexedDB, Cache Storage, service
-  workers, ...);
+- no cookie (``context.clear_cookies``, which is done when it returns) and no storage of any
+  origin its pages went to (``Storage.clearDataForOrigin``: localStorage, IndexedDB, Cache
+  Storage, service workers, ...; not cookies: Chromium answers that command before the data is
+  gone, and cookies ignore the port, so a late deletion for ``127.0.0.1:<an earlier server>``
+  removed the CSRF cookie the next test's page had just been given on another port: its sign-up
+  was refused 403, twice in four runs beside ``stress --cpu 2``);
 - the HTTP cache and the renderer process stay (the saving): the test servers' static files,
   which carry no person (no answer of the API is cached: ``/api/account`` says ``no-store``,
   the others carry no validator).
@@ -52,6 +55,11 @@ def origin_of(url: str) -> str | None:
     return None if url.startswith(KEEPER_URL) else origin
 
 
+#: what ``Storage.clearDataForOrigin`` clears: every kind of an origin's storage but cookies
+#: (cleared by ``context.clear_cookies``, see the module docstring)
+STORAGE_TYPES = "local_storage,indexeddb,cache_storage,service_workers,file_systems,websql"
+
+
 @dataclass(eq=False)
 class Profile:
     """A browser context kept between tabs, with its keeper page (an idle page that keeps the
@@ -82,7 +90,7 @@ class Profile:
         self.context.clear_cookies()
         for origin in sorted(self.origins):
             self.devtools.send(
-                "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
+                "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE_TYPES}
             )
         self.origins.clear()
 

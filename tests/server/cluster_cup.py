@@ -239,6 +239,21 @@ def frozen_standings(http: str, tid: str) -> dict[str, Any]:
     return dict(table)
 
 
+def cancel_if_live(http: str, tid: str) -> None:
+    """Cancels ``tid`` if it is still in sign-up or running (a test on shared processes that
+    failed leaves no tournament behind for the next)."""
+    try:
+        status = LOOPBACK.get(f"{http}/api/tournaments/{tid}", timeout=10).json()["status"]
+        if status in ("signup", "running"):
+            LOOPBACK.post(
+                f"{http}/api/tournaments/{tid}/cancel",
+                headers={"Authorization": f"Bearer {ADMIN}"},
+                timeout=10,
+            )
+    except httpx.HTTPError:
+        pass  # that process is gone: nothing to leave behind on it
+
+
 def clean_up(bots: Mapping[str, subprocess.Popen[str]], procs: Iterable[Process] = ()) -> None:
     """Kills the native bots still running and stops the processes."""
     for b in bots.values():

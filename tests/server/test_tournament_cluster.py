@@ -30,7 +30,7 @@ if TESTS not in sys.path:
 
 from patience import patience  # noqa: E402
 from server import cluster_cup as cup  # noqa: E402
-from server.test_cluster import database, redis_prefix, start_together  # noqa: E402, F401
+from server.test_cluster import Process, database, redis_prefix, start_together  # noqa: E402, F401
 from server.wire import organise  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
@@ -202,23 +202,23 @@ def test_a_tournament_seats_entrants_of_two_processes_at_one_table(
 ALONE = ["ab0", "ab1", "ab2"]
 
 
+@pytest.mark.xdist_group("quiet_pair")
 def test_a_process_never_stands_in_for_an_entrant_another_process_has_seen(
-    database: str,  # noqa: F811
-    redis_prefix: str,  # noqa: F811
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    quiet_pair: list[Process],
 ) -> None:
     """One entrant joins during the sign-up on ``host`` only; the two others never come. With
     ``absent_after_ms`` 0 the house bot stands in for those two at once, but never for the one
     that joined, though ``office`` (where the organiser starts play) never saw it join: every
     game seats it, on ``host``. On the code before, ``office`` counted it absent (its ``seen``
-    was its own joins only) and played its games with the house bot while it played its first."""
+    was its own joins only) and played its games with the house bot while it played its first.
+    On the processes shared with the other tournament tests that kill none (``quiet_pair``,
+    tests/server/conftest.py)."""
     import datetime as dt
 
-    host, office = cup.two_processes("a", database, redis_prefix, tmp_path, monkeypatch)
+    host, office = quiet_pair
     bots: dict[str, subprocess.Popen[str]] = {}
+    tid = ""
     try:
-        start_together([host, office])
         tokens = cup.register_bots(office.http, ALONE)
         later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
         tid = organise(
@@ -255,11 +255,13 @@ def test_a_process_never_stands_in_for_an_entrant_another_process_has_seen(
             names = record["names"]
             assert "ab0" in names, (names, done)  # never a house bot for it
             hosts = [cup.process_name(h) if h else None for h in record["meta"]["seat_hosts"]]
-            assert hosts[names.index("ab0")] == "a0", record["meta"]
+            assert hosts[names.index("ab0")] == host.name, record["meta"]
             # the two that never came: the house bot
             assert sorted(n for n in names if n != "ab0") == [
                 f"house-random for {n}" for n in ALONE[1:]
             ], names
         cup.wait_bots_over(bots, tid, timeout=60)
     finally:
-        cup.clean_up(bots, (host, office))
+        cup.clean_up(bots)
+        if tid:
+            cup.cancel_if_live(office.http, tid)

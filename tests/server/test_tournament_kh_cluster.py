@@ -61,19 +61,19 @@ def kh_bot(name: str, proc: Process, tid: str, stop: threading.Event, ends: list
             client.close()
 
 
+@pytest.mark.xdist_group("quiet_pair")
 def test_kuh_handel_entrants_of_two_processes_play_at_one_table(
-    database: str,  # noqa: F811
-    redis_prefix: str,  # noqa: F811
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    quiet_pair: list[Process],
 ) -> None:
-    procs = cup.two_processes("k", database, redis_prefix, tmp_path, monkeypatch)
+    """On the processes shared with the other tournament tests that kill none (``quiet_pair``,
+    tests/server/conftest.py)."""
+    procs = quiet_pair
     log = procs[0].log
     bots: dict[str, subprocess.Popen[str]] = {}
     stop = threading.Event()
     ends: dict[str, list[Any]] = {n: [] for n in KH}
+    tid = ""
     try:
-        start_together(procs)
         office = procs[0]
         tokens = cup.register_bots(office.http, NATIVE)
         cup.register_kh(office.http, KH)
@@ -116,7 +116,7 @@ def test_kuh_handel_entrants_of_two_processes_play_at_one_table(
             kinds = dict(zip(names, meta["seat_protocols"], strict=True))
             assert [kinds[n] for n in KH] == ["kuh-handel", "kuh-handel"], meta
             # each Kuh-Handel entrant sat as one of its own process's: one seat was relayed
-            assert [hosts[names.index(n)] for n in KH] == ["k0", "k1"], meta
+            assert [hosts[names.index(n)] for n in KH] == [p.name for p in procs], meta
             detail = LOOPBACK.get(f"{office.http}/api/games/{g['game_id']}").json()
             # no timeout, no disconnect, no ban: every exchange came through, corrected only
             kh_seats = {names.index(n) for n in KH}
@@ -132,7 +132,9 @@ def test_kuh_handel_entrants_of_two_processes_play_at_one_table(
                 assert all(x in ranked for x in KH + NATIVE), message
     finally:
         stop.set()
-        cup.clean_up(bots, procs)
+        cup.clean_up(bots)
+        if tid:
+            cup.cancel_if_live(procs[0].http, tid)
 
 
 def test_killing_a_process_that_holds_a_relayed_kuh_handel_seat(

@@ -391,65 +391,61 @@ def _by_game(seats: Any) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.xdist_group("quiet_pair")
 def test_one_connection_per_identity_and_spectators_across_processes(
-    database: str, redis_prefix: str, tmp_path: Path
+    quiet_pair: list[Process],
 ) -> None:
     """A hello on one process replaces the identity's connection on another (``replaced``);
     a spectator connected to a process that does not run the table sees exactly what a
-    spectator of the owning process sees (public events only, relayed)."""
+    spectator of the owning process sees (public events only, relayed). On the processes
+    shared with the other tests that kill none (``quiet_pair``, tests/server/conftest.py: a
+    random fallback bot, as this test needs)."""
     from websockets.sync.client import connect
 
-    config = '[server]\nfallback_bot = { kuhhandel = "random" }\n'
-    procs = cluster(["q0", "q1"], database, redis_prefix, tmp_path, config)
-    try:
-        for p in procs:
-            p.start()
-        token = LOOPBACK.post(f"{procs[0].http}/api/bots", json={"name": "solo"}).json()["token"]
-        hello = {"type": "hello", "protocol": 1, "bot": "solo", "token": token}
-        with connect(procs[0].ws, open_timeout=10) as first:
-            first.send(json.dumps(hello))
-            assert json.loads(first.recv(timeout=10))["type"] == "welcome"
-            with connect(procs[1].ws, open_timeout=10) as second:
-                second.send(json.dumps(hello))
-                assert json.loads(second.recv(timeout=10))["type"] == "welcome"
-                refused = json.loads(first.recv(timeout=10))
-                assert refused["type"] == "error" and refused["code"] == "replaced", refused
+    procs = quiet_pair
+    token = LOOPBACK.post(f"{procs[0].http}/api/bots", json={"name": "solo"}).json()["token"]
+    hello = {"type": "hello", "protocol": 1, "bot": "solo", "token": token}
+    with connect(procs[0].ws, open_timeout=10) as first:
+        first.send(json.dumps(hello))
+        assert json.loads(first.recv(timeout=10))["type"] == "welcome"
+        with connect(procs[1].ws, open_timeout=10) as second:
+            second.send(json.dumps(hello))
+            assert json.loads(second.recv(timeout=10))["type"] == "welcome"
+            refused = json.loads(first.recv(timeout=10))
+            assert refused["type"] == "error" and refused["code"] == "replaced", refused
 
-                # a practice table runs on the process its client is connected to: 1
-                second.send(
-                    json.dumps(
-                        {
-                            "type": "join",
-                            "lobby": "practice",
-                            "game": "kuhhandel",
-                            "opponents": "random",
-                        }
-                    )
+            # a practice table runs on the process its client is connected to: 1
+            second.send(
+                json.dumps(
+                    {
+                        "type": "join",
+                        "lobby": "practice",
+                        "game": "kuhhandel",
+                        "opponents": "random",
+                    }
                 )
-                start = _next(second, "game_start")
-                game_id = start["game_id"]
-                frames: list[list[dict[str, Any]]] = []
-                watchers = [connect(p.ws, open_timeout=10) for p in procs]
-                try:
-                    for w in watchers:
-                        w.send(json.dumps({"type": "hello", "protocol": 1, "spectate": game_id}))
-                        assert json.loads(w.recv(timeout=10))["type"] == "welcome"
-                        assert _next(w, "game_start")["seat"] is None
-                    second.send(json.dumps({"type": "leave"}))  # the fallback plays on, fast
-                    for w in watchers:
-                        got = []
-                        while True:
-                            frame = json.loads(w.recv(timeout=30))
-                            got.append(frame)
-                            if frame["type"] == "game_end":
-                                break
-                        frames.append(got)
-                finally:
-                    for w in watchers:
-                        w.close()
-    finally:
-        for p in procs:
-            p.stop()
+            )
+            start = _next(second, "game_start")
+            game_id = start["game_id"]
+            frames: list[list[dict[str, Any]]] = []
+            watchers = [connect(p.ws, open_timeout=10) for p in procs]
+            try:
+                for w in watchers:
+                    w.send(json.dumps({"type": "hello", "protocol": 1, "spectate": game_id}))
+                    assert json.loads(w.recv(timeout=10))["type"] == "welcome"
+                    assert _next(w, "game_start")["seat"] is None
+                second.send(json.dumps({"type": "leave"}))  # the fallback plays on, fast
+                for w in watchers:
+                    got = []
+                    while True:
+                        frame = json.loads(w.recv(timeout=30))
+                        got.append(frame)
+                        if frame["type"] == "game_end":
+                            break
+                    frames.append(got)
+            finally:
+                for w in watchers:
+                    w.close()
     relayed, local = frames  # watcher 0 is on process 0, the table on process 1
     assert relayed[-1] == local[-1]  # the same game_end, with the public final view
     events = [f for f in local if f["type"] == "event"]

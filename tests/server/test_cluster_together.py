@@ -41,7 +41,9 @@ from server.test_cluster import (
 )
 from server.wire import Wire, play_until_end
 
-pytestmark = pytest.mark.timeout(480)  # two processes and a whole game at load 20-35
+#: two processes and a whole game at load 20-35; one pytest-xdist worker runs both tests (their
+#: module's processes are started once)
+pytestmark = [pytest.mark.timeout(480), pytest.mark.xdist_group("test_cluster_together")]
 
 ADMIN = "cluster-operator-token"
 #: people's clocks long enough that the game waits for the test; bots instant

@@ -18,66 +18,62 @@ from websockets.exceptions import ConnectionClosed
 
 from loopback import LOOPBACK
 from patience import patience
-from server.test_cluster import RANDOM_BOTS, cluster, database, redis_prefix
+from server.test_cluster import RANDOM_BOTS, Process, cluster, database, redis_prefix
 from server.wire import Wire
 
 pytestmark = pytest.mark.timeout(120)
 __all__ = ["database", "redis_prefix"]  # fixtures
 
 
+@pytest.mark.xdist_group("quiet_pair")
 def test_a_fault_report_is_relayed_to_the_process_that_runs_the_table(
-    database: str, redis_prefix: str, tmp_path: Path
+    quiet_pair: list[Process],
 ) -> None:
-    config = '[server]\nhouse_bots = { kuhhandel = "random" }\n'
-    owner, other = cluster(["fa", "fb"], database, redis_prefix, tmp_path, config)
-    try:
-        owner.start()
-        other.start()
-        reply = LOOPBACK.post(f"{owner.http}/api/bots", json={"name": "roamer"})
-        token = reply.json()["token"]
-        with Wire(owner.ws) as first:
-            first.hello_bot("roamer", token)
-            first.send({"type": "join", "lobby": "practice", "game": "kuhhandel"})
-            game_id = first.expect("game_start")["game_id"]
-        with Wire(other.ws) as wire:
-            welcome = wire.hello_bot("roamer", token)
-            assert welcome["games"] == [game_id]  # the seat is held by the other process
-            wire.send({"type": "resume", "game_id": game_id})
-            rejected: dict[str, Any] = {}
-            end = time.monotonic() + 30
-            while rejected.get("code") != "raised" and time.monotonic() < end:
-                request = wire.expect("request")
-                wire.send(
-                    {
-                        "type": "fault",
-                        "game_id": game_id,
-                        "request_id": request["request_id"],
-                        "kind": "raised",
-                        "reason": "KeyError: 'x' (at roamer.py:7 in act)",
-                        "exception": {"type": "KeyError", "file": "roamer.py", "line": 7},
-                    }
-                )
-                rejected = wire.expect("rejected")  # raised, or not_your_turn if it moved on
-            # the owner's fallback answered at once and said so, through this process
-            assert rejected["code"] == "raised" and "fallback" in rejected["reason"]
-        # the fault is stored with the game's end (the fallback plays the seat meanwhile)
-        end = time.monotonic() + 60
-        while True:
-            bot = LOOPBACK.get(f"{other.http}/api/bots/roamer").json()
-            raised = [f for f in bot["faults"] if f["code"] == "raised"]
-            if raised or time.monotonic() > end:
-                break
-            time.sleep(0.2)
-        assert raised, bot
-        assert raised[0]["detail"]["exception"] == {
-            "type": "KeyError",
-            "file": "roamer.py",
-            "line": 7,
-        }
-        assert raised[0]["detail"]["answered_by"] == "server"
-    finally:
-        owner.stop()
-        other.stop()
+    """On the processes shared with the other tests that kill none (``quiet_pair``,
+    tests/server/conftest.py: random house and fallback bots, as this test needs)."""
+    owner, other = quiet_pair
+    reply = LOOPBACK.post(f"{owner.http}/api/bots", json={"name": "roamer"})
+    token = reply.json()["token"]
+    with Wire(owner.ws) as first:
+        first.hello_bot("roamer", token)
+        first.send({"type": "join", "lobby": "practice", "game": "kuhhandel"})
+        game_id = first.expect("game_start")["game_id"]
+    with Wire(other.ws) as wire:
+        welcome = wire.hello_bot("roamer", token)
+        assert welcome["games"] == [game_id]  # the seat is held by the other process
+        wire.send({"type": "resume", "game_id": game_id})
+        rejected: dict[str, Any] = {}
+        end = time.monotonic() + 30
+        while rejected.get("code") != "raised" and time.monotonic() < end:
+            request = wire.expect("request")
+            wire.send(
+                {
+                    "type": "fault",
+                    "game_id": game_id,
+                    "request_id": request["request_id"],
+                    "kind": "raised",
+                    "reason": "KeyError: 'x' (at roamer.py:7 in act)",
+                    "exception": {"type": "KeyError", "file": "roamer.py", "line": 7},
+                }
+            )
+            rejected = wire.expect("rejected")  # raised, or not_your_turn if it moved on
+        # the owner's fallback answered at once and said so, through this process
+        assert rejected["code"] == "raised" and "fallback" in rejected["reason"]
+    # the fault is stored with the game's end (the fallback plays the seat meanwhile)
+    end = time.monotonic() + 60
+    while True:
+        bot = LOOPBACK.get(f"{other.http}/api/bots/roamer").json()
+        raised = [f for f in bot["faults"] if f["code"] == "raised"]
+        if raised or time.monotonic() > end:
+            break
+        time.sleep(0.2)
+    assert raised, bot
+    assert raised[0]["detail"]["exception"] == {
+        "type": "KeyError",
+        "file": "roamer.py",
+        "line": 7,
+    }
+    assert raised[0]["detail"]["answered_by"] == "server"
 
 
 def test_the_faults_of_a_game_whose_process_died_are_stored(

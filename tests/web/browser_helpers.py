@@ -12,7 +12,7 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,13 @@ class WebServer:
 
 
 @contextlib.contextmanager
-def run_server(db_dir: Path, **overrides: Any) -> Iterator[WebServer]:
+def run_server(
+    db_dir: Path, *, around: Callable[[Any], Any] | None = None, **overrides: Any
+) -> Iterator[WebServer]:
     """A real server (uvicorn in a thread) on a free loopback port with SQLite in ``db_dir``.
+
+    ``around`` wraps the server's ASGI app in one of the test's (which holds an answer back on
+    purpose, say); ``WebServer.app`` stays the server's own.
 
     The defaults make house bots fast and give people a long clock; ``overrides`` are
     :class:`Settings` fields (for example short deadlines for people).
@@ -90,7 +95,8 @@ def run_server(db_dir: Path, **overrides: Any) -> Iterator[WebServer]:
     sock.bind(("127.0.0.1", 0))
     settings.port = sock.getsockname()[1]
     app = create_app(settings)
-    config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio", lifespan="on")
+    served = app if around is None else around(app)
+    config = uvicorn.Config(served, log_level="warning", ws="websockets-sansio", lifespan="on")
     uv = uvicorn.Server(config)
     thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

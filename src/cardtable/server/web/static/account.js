@@ -8,7 +8,7 @@
 
 import { h, clear, toast } from "./dom.js";
 import { session, Session } from "./session.js";
-import { t } from "./i18n.js";
+import { t, csrfToken } from "./i18n.js";
 import { refusal } from "./errors.js";
 
 const GUEST_KEY = "cardtable.guest";
@@ -27,13 +27,18 @@ export async function account(fresh = false) {
   return current;
 }
 
-/** A POST with the CSRF token; resolves to the JSON reply or throws its refusal. */
+/** A POST with the CSRF token; resolves to the JSON reply or throws its refusal.
+ *
+ * The token is the cookie's, read as the POST goes out, not the one of the answer the page read
+ * last: a first visit asks GET /api/account twice at once (the header and the page), both
+ * without a cookie, so the server hands each a token of its own; the cookie keeps the token whose
+ * answer's head came last, the page the one whose body did (tests/web/test_csrf_race.py). */
 async function post(path, body = {}) {
   const me = await account();
   const reply = await fetch(path, {
     method: "POST",
     credentials: "same-origin",
-    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": me.csrf_token || "" },
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrfToken() || me.csrf_token || "" },
     body: JSON.stringify(body),
   });
   let data = {};

@@ -61,7 +61,8 @@ export async function setLanguage(code) {
   location.reload();
 }
 
-function csrfToken() {
+/** The CSRF token a POST echoes: the ct_csrf cookie's value, the one the browser sends with it. */
+export function csrfToken() {
   const m = document.cookie.match(/(?:^|;\s*)ct_csrf=([^;]+)/);
   return m ? decodeURIComponent(m[1]) : "";
 }

@@ -35,9 +35,15 @@ def _tabs_of_this_test() -> Iterator[None]:
     the pool, reset (profiles.py): nothing of a test runs on, or is seen, in the next one."""
     OPEN_TABS.clear()
     yield
+    failed: list[BaseException] = []
     for tab in OPEN_TABS:
-        tab.close()
+        try:
+            tab.close()
+        except Exception as exc:  # a reset that left a cookie (profiles.py): after every tab
+            failed.append(exc)
     OPEN_TABS.clear()
+    if failed:
+        raise failed[0]
 
 
 @pytest.hookimpl(hookwrapper=True)

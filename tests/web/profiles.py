@@ -13,12 +13,18 @@ Isolation, what a use of a profile leaves to the next one:
 - nothing of the page: every use gets a new page (its own sessionStorage, history, init scripts,
   routes, listeners, viewport and media emulation); at the end of the use every page the test
   opened in the context is closed, and with it its WebSockets;
-- no cookie (``context.clear_cookies``, which is done when it returns) and no storage of any
-  origin its pages went to (``Storage.clearDataForOrigin``: localStorage, IndexedDB, Cache
-  Storage, service workers, ...; not cookies: Chromium answers that command before the data is
-  gone, and cookies ignore the port, so a late deletion for ``127.0.0.1:<an earlier server>``
-  removed the CSRF cookie the next test's page had just been given on another port: its sign-up
-  was refused 403, twice in four runs beside ``stress --cpu 2``);
+- no cookie (``context.clear_cookies``) and no storage of any origin its pages went to
+  (``Storage.clearDataForOrigin``: localStorage, IndexedDB, Cache Storage, service workers, ...;
+  cookies are cleared by ``clear_cookies`` alone). Both are done when they answer: Chromium
+  answers ``clearDataForOrigin`` from the deletion's own callback, and a cookie set right after
+  it, on the same host and another port, stayed in every try (see the commit). What can come
+  after the clearing is a cookie of an answer a closed page had on its way (a lobby's
+  ``GET /api/account``, 1 reset in 30 beside ``stress --cpu 2``): the reset then looks for
+  cookies (one call, about a millisecond), clears again if it finds one, and after
+  :data:`CLEARINGS` fails the test that gave the context back (:class:`ResetLeftTraces`),
+  rather than a later test with a refusal it cannot explain. (A sign-up refused 403 for a CSRF
+  token that was not its cookie's, first blamed on a late DevTools deletion, was the page's own
+  race: tests/web/test_csrf_race.py);
 - the HTTP cache and the renderer process stay (the saving): the test servers' static files,
   which carry no person (no answer of the API is cached: ``/api/account`` says ``no-store``,
   the others carry no validator).
@@ -55,9 +61,16 @@ def origin_of(url: str) -> str | None:
     return None if url.startswith(KEEPER_URL) else origin
 
 
+#: how many times a reset clears cookies before it gives up (see Profile.reset)
+CLEARINGS = 3
+
 #: what ``Storage.clearDataForOrigin`` clears: every kind of an origin's storage but cookies
-#: (cleared by ``context.clear_cookies``, see the module docstring)
+#: (cleared by ``context.clear_cookies``)
 STORAGE_TYPES = "local_storage,indexeddb,cache_storage,service_workers,file_systems,websql"
+
+
+class ResetLeftTraces(AssertionError):
+    """A reset left a cookie in the context: it fails the test that gave the context back."""
 
 
 @dataclass(eq=False)
@@ -81,7 +94,7 @@ class Profile:
 
     def reset(self) -> None:
         """Close every page but the keeper, then clear cookies and the storage of every origin
-        the pages went to."""
+        the pages went to; raise :class:`ResetLeftTraces` if a cookie is left."""
         for page in self.context.pages:
             if page is not self.keeper:
                 page.close()
@@ -93,6 +106,21 @@ class Profile:
                 "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE_TYPES}
             )
         self.origins.clear()
+        # a page closed with an answer on its way may still store that answer's cookies after
+        # the clearing (a closed lobby's GET /api/account: 1 reset in 30 beside stress --cpu 2):
+        # cleared again; a cookie that outlives CLEARINGS is a reset that does not work
+        left = self.context.cookies()
+        clearings = 1
+        while left and clearings < CLEARINGS:
+            self.home.late_cookies += 1
+            self.context.clear_cookies()
+            clearings += 1
+            left = self.context.cookies()
+        if left:
+            names = sorted(f"{c['name']} ({c['domain']})" for c in left)
+            raise ResetLeftTraces(
+                f"{clearings} clearings left cookies in the context: {', '.join(names)}"
+            )
 
 
 class Profiles:
@@ -104,6 +132,8 @@ class Profiles:
         #: how many contexts were made, and how many tabs a kept one served
         self.made = 0
         self.reused = 0
+        #: the times a reset found a cookie stored after its clearing, and cleared again
+        self.late_cookies = 0
 
     def take(self, locale: str | None) -> Profile:
         """A profile nobody uses, reset, with this locale (a new one if none is free)."""
@@ -138,11 +168,16 @@ class Profiles:
 
     def give_back(self, profile: Profile) -> None:
         """The tab's test is done with the profile: reset, it serves the next tab (a profile
-        whose context was closed, or that cannot be reset, is dropped)."""
+        whose context was closed, or that cannot be reset, is dropped; one whose reset left a
+        cookie is dropped and the error raised: the test that gave it back fails)."""
         if profile.closed:
             return
         try:
             profile.reset()
+        except ResetLeftTraces:
+            with contextlib.suppress(Exception):
+                profile.context.close()
+            raise
         except Exception:
             with contextlib.suppress(Exception):
                 profile.context.close()

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from browser_helpers import WebServer, open_tab, sign_in
+
+from web.profiles import ResetLeftTraces
 
 #: another origin on the tests' site, answered by the page's own route (no server)
 ELSEWHERE = "http://127.0.0.1:8/"
@@ -82,3 +85,61 @@ def test_two_tabs_open_at_once_are_two_people(browser: Any, server: WebServer) -
     ada.close()
     bea.close()
     german.close()
+
+
+class _ClearsNoCookie:
+    """A context whose first ``misses`` ``clear_cookies`` do nothing (a cookie stored after the
+    clearing; every one: a reset gone wrong); the rest is the context's own."""
+
+    def __init__(self, context: Any, misses: int = 1000) -> None:
+        self._context = context
+        self.misses = misses
+
+    def clear_cookies(self) -> None:
+        if self.misses > 0:
+            self.misses -= 1
+            return
+        self._context.clear_cookies()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+
+def test_a_reset_that_leaves_a_cookie_fails_at_the_reset(browser: Any, server: WebServer) -> None:
+    """A reset checks its own work: a cookie it left fails the test that gave the context back,
+    not a later test whose request goes out with the wrong cookie."""
+    tab = open_tab(browser)
+    context = tab.page.context
+    tab.page.goto(server.url + "/")
+    tab.page.get_by_label("Display name").wait_for()
+    assert any(c["name"] == "ct_csrf" for c in context.cookies())  # the page was given one
+    assert tab.profile is not None
+    tab.profile.context = _ClearsNoCookie(context)
+    with pytest.raises(ResetLeftTraces, match="3 clearings left .*ct_csrf"):
+        tab.close()
+    # the context left the pool: the next tab gets another one
+    other = open_tab(browser)
+    assert other.page.context is not context
+    assert other.page.context.cookies() == []
+    other.close()
+
+
+def test_a_cookie_stored_after_the_clearing_is_cleared_again(
+    browser: Any, server: WebServer
+) -> None:
+    """A page closed with an answer on its way may store its cookie after the reset cleared
+    them: the reset finds it and clears again, and the context serves the next tab."""
+    tab = open_tab(browser)
+    context = tab.page.context
+    tab.page.goto(server.url + "/")
+    tab.page.wait_for_function("document.cookie.includes('ct_csrf=')")
+    assert tab.profile is not None
+    profile = tab.profile
+    late = profile.home.late_cookies
+    profile.context = _ClearsNoCookie(context, misses=1)
+    tab.close()
+    profile.context = context
+    assert profile.home.late_cookies == late + 1
+    other = open_tab(browser)
+    assert other.page.context is context and context.cookies() == []
+    other.close()

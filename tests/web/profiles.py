@@ -136,8 +136,10 @@ class Profiles:
         self.late_cookies = 0
 
     def take(self, locale: str | None) -> Profile:
-        """A profile nobody uses, reset, with this locale (a new one if none is free)."""
-        for profile in self.idle:
+        """A profile nobody uses, reset, with this locale (a new one if none is free): the one
+        given back last (whatever ran before, a test gets the context its last tab gave back,
+        which test_profiles.py's check of the reset needs)."""
+        for profile in reversed(self.idle):
             if profile.locale == locale:
                 self.idle.remove(profile)
                 self.reused += 1

@@ -87,6 +87,15 @@ def run_server(
         "validation_games": False,
         "house_bots": {"kuhhandel": "heuristic", "cunegonda": "heuristic"},
         "fallback_bot": {"kuhhandel": "heuristic", "cunegonda": "heuristic"},
+        # the CPU of a test's server, not an operator's (as tests/server/wire.py fast_settings;
+        # these servers are built from Settings, which reads no CARDTABLE_* variable of
+        # tests/conftest.py): the event loop's lag sampled every 100 ms, not 10 (an idle server
+        # 10-12 -> ~1 ms of CPU a second, every second it is up), and the cheapest argon2id (a
+        # password sign-up 0.25 s of CPU -> a few ms; test_accounts.py checks the hash)
+        "loop_lag_ms": 100,
+        "password_time_cost": 1,
+        "password_memory_kib": 8,
+        "password_lanes": 1,
     }
     values.update(overrides)
     settings = Settings(**values)

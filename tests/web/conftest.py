@@ -74,7 +74,16 @@ def browser() -> Iterator[Any]:
     keeps its event loop running in the main thread while it is started, and other tests (the
     client's) call asyncio.run, which refuses to run inside it. With pytest-xdist a worker may
     run other tests after these; `tests/web` is a package (``__init__.py``) for this scope.
-    Its contexts are kept between tests (a pool, profiles.py), one person each at a time."""
+    Its contexts are kept between tests (a pool, profiles.py), one person each at a time.
+
+    Flags measured and left out, no saving (tests/web/test_play.py, ``tools/cpu_of.py
+    --kinds``, back to back: 51.5 s of CPU without, 51.3 s with): ``--disable-gpu-rasterization``
+    against the ``--enable-gpu-rasterization`` of Debian's wrapper (/etc/chromium.d) and
+    ``--num-raster-threads=1``: with ``--disable-gpu`` Chromium rasterizes in software on one
+    raster thread anyway (``SystemInfo.getInfo``: rasterization ``disabled_software``,
+    multiple_raster_threads ``disabled_off``, with and without); ``--mute-audio``,
+    ``--disable-lcd-text``, ``--disable-smooth-scrolling``. The CPU is the renderers' (more
+    than half: the pages' own drawing), then the browser and GPU processes'."""
     playwright_api = pytest.importorskip(
         "playwright.sync_api", reason="the web extra (playwright) is not installed"
     )

@@ -259,7 +259,9 @@ def test_three_people_play_master_through_tie_rats_and_countdowns(
         # Ben types the code; Cy takes the listed open seat in the lobby
         ben.page.get_by_label("Invite code", exact=True).fill(invite.lower())
         ben.page.get_by_role("button", name="Join", exact=True).click()
-        page.get_by_text("1 open seat").wait_for()
+        # Ada's own waiting table says so (her page also lists the table among the open seats,
+        # with the same words, once its list is fetched again)
+        page.locator(".waiting-table").get_by_text("1 open seat").wait_for()
         cy.page.get_by_role("button", name=f"Take a seat ({invite})").click(timeout=10000)
         game_id = game_id_of(ada.tab)
         for p in people:

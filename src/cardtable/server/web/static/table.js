@@ -53,12 +53,18 @@ const HOLDERS_MS = 3000;
 
 function gameModule(game) { return game === "cunegonda" ? CU : KH; }
 
-/** Fetches the public view at most every `gap` ms, always once more after the last call. */
+/**
+ * Fetches the public view at most every `gap` ms, always once more after the last call; hands
+ * on only a view that differs from the last one handed on (the poll of who holds each seat reads
+ * the same view every few seconds while a person thinks: a redraw each time was the idle table's
+ * only frame besides its clock's).
+ */
 function publicFetcher(gameId, onView, gap = 120) {
   let timer = null;
   let running = false;
   let again = false;
   let stopped = false;
+  let last = null; // the text of the last view handed on: the same view again draws nothing
   const run = async () => {
     timer = null;
     if (running) { again = true; return; }
@@ -66,7 +72,8 @@ function publicFetcher(gameId, onView, gap = 120) {
     const startedAt = performance.now();
     try {
       const view = await getJSON(`/api/tables/${encodeURIComponent(gameId)}/public`);
-      if (!stopped) onView(view, startedAt);
+      const text = JSON.stringify(view);
+      if (!stopped && text !== last) { last = text; onView(view, startedAt); }
     } catch (_) {
       // the game ended (404) or the network hiccuped: the events still tell the story
     } finally {
@@ -334,14 +341,24 @@ export function renderSeat(main, gameId, navigate) {
 
   const goingEl = h("div", { class: "going-line", role: "status" });
 
+  // The clock is written when what it shows changes, not polled: the next tick is at the next
+  // whole second of what is left (seconds() rounds up), or in 250 ms while an open auction's
+  // "going once" line shows; no tick at all while no clock shows (a draw calls tick()).
+  let ticker = null;
+  let ticking = true; // false once the page left the table (a late draw starts no clock)
   function tick() {
-    if (!store || !store.start) return;
+    clearTimeout(ticker);
+    ticker = null;
+    if (!ticking || !store || !store.start) return;
+    let next = Infinity;
     const open = [...store.requests.values()];
     const primary = open.find((r) => !r.optional);
     if (primary) {
       const spent = performance.now() - primary.receivedAt;
       const left = primary.deadline_ms - spent;
       const bank = primary.time_bank_ms + Math.min(0, left);
+      const shown = left > 0 ? left : bank;
+      if (shown > 0) next = shown % 1000 || 1000;
       const cls = `clock${left < 10000 ? " low" : ""}${left <= 0 ? " bank" : ""}`;
       const text = left > 0
         ? t("web.table.clock", { time: seconds(left), bank: seconds(primary.time_bank_ms) })
@@ -360,9 +377,11 @@ export function renderSeat(main, gameId, navigate) {
     if (goingEl.textContent !== (going || "")) goingEl.textContent = going || "";
     const inBoard = going && boardBox.querySelector(".going");
     if (inBoard && inBoard.textContent !== going) inBoard.textContent = going;
+    if (going) next = Math.min(next, 250);
+    // a few ms late, so that the seconds shown have changed when it fires
+    if (next < Infinity) ticker = setTimeout(tick, next + 5);
   }
-  const ticker = setInterval(tick, 250);
-  cleanups.push(() => clearInterval(ticker));
+  cleanups.push(() => { ticking = false; clearTimeout(ticker); });
 
   function send(requestId, action) {
     // passes in one auction, counted: asked again after a pass, the bid panel points at "I'm out"
@@ -685,8 +704,9 @@ export function renderSeat(main, gameId, navigate) {
   }
   draw();
   fetcher.now();
-  // the observation is pushed; only who holds each seat (away, house bot) is read now and then
-  const holders = setInterval(() => { if (!(store && store.end)) fetcher.now(); }, HOLDERS_MS);
+  // the observation is pushed; only who holds each seat (away, house bot) is read now and then,
+  // while the page is in view (a hidden tab reads it again within HOLDERS_MS of being seen)
+  const holders = setInterval(() => { if (!(store && store.end) && !document.hidden) fetcher.now(); }, HOLDERS_MS);
   cleanups.push(() => clearInterval(holders));
   return () => cleanups.forEach((f) => f());
 }
@@ -791,7 +811,7 @@ export function renderWatch(main, gameId) {
   const ticker = setInterval(() => {
     if (!end && !closed && start && start.game === "kuhhandel" && start.rules.auction_style === "open" && watchClock() !== lastClock) drawSoon();
   }, 1000);
-  const holders = setInterval(() => { if (!end && !closed) fetcher.now(); }, HOLDERS_MS);
+  const holders = setInterval(() => { if (!end && !closed && !document.hidden) fetcher.now(); }, HOLDERS_MS);
   window.addEventListener("resize", drawSoon); // a trick gathered in pixels is placed again
   return () => { stopped = true; fetcher.stop(); clearInterval(ticker); clearInterval(holders); drawing.cancel(); window.removeEventListener("resize", drawSoon); ws.close(1000, "bye"); };
 }

@@ -295,10 +295,18 @@ export function renderLobby(main, navigate) {
     play.append(quickForm, privForm, inviteForm);
   }
 
+  // the list read last (with whether this person could take a seat): the same list again is
+  // left as it is, not built anew every 3 s (a button under the pointer stays put). A running
+  // table's running_s grows at every read and is not shown: it is left out of the comparison
+  let shownTables = null;
+  const unshown = (key, value) => (key === "running_s" ? undefined : value);
   async function drawTables() {
     let data;
     try { data = await getJSON("/api/tables"); } catch (err) { return; }
     if (!tables.isConnected) return;
+    const key = `${session.connected} ${JSON.stringify(data, unshown)}`;
+    if (key === shownTables) return;
+    shownTables = key;
     clear(tables).appendChild(h("h2", { id: "tables-h" }, t("web.lobby.tables")));
     if (data.waiting.length) {
       tables.appendChild(h("h3", {}, t("web.lobby.open_seats_h")));
@@ -327,8 +335,17 @@ export function renderLobby(main, navigate) {
     if (kind === "welcome" || kind === "closed") { drawYou(); drawPlay(); }
     if (kind === "error") toast(refusal(data), "error");
   }));
-  const timer = setInterval(drawTables, 3000);
-  cleanups.push(() => clearInterval(timer));
+  // read every 3 s while the lobby is in view; a hidden tab (another tab in front, a phone's
+  // screen off) reads nothing, and reads at once when it is seen again
+  let timer = null;
+  const poll = () => {
+    clearInterval(timer);
+    timer = document.visibilityState === "hidden" ? null : setInterval(drawTables, 3000);
+  };
+  const seen = () => { if (document.visibilityState !== "hidden") drawTables(); poll(); };
+  document.addEventListener("visibilitychange", seen);
+  cleanups.push(() => { clearInterval(timer); document.removeEventListener("visibilitychange", seen); });
+  poll();
 
   drawYou();
   Promise.all([getJSON("/api/lobbies"), tableOptions()])

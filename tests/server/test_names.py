@@ -40,6 +40,19 @@ def test_confusable_names_share_a_skeleton(one: str, other: str) -> None:
     assert names.skeleton(one) == names.skeleton(other)
 
 
+def test_the_shipped_prototypes_are_derived_from_the_installed_confusables() -> None:
+    """A server reads the prototypes from names.PROTOTYPES_FILE (derived once, not at every
+    start) while the installed confusables data is the data it was derived from."""
+    from importlib import resources
+
+    data = resources.files("confusable_homoglyphs").joinpath("confusables.json").read_bytes()
+    shipped = Path(names.__file__).with_name(names.PROTOTYPES_FILE).read_text(encoding="utf-8")
+    assert shipped == names.prototypes_file(data), (
+        "confusable-homoglyphs' data changed: write names.prototypes_file(data) to "
+        f"src/cardtable/server/{names.PROTOTYPES_FILE}"
+    )
+
+
 def test_case_folding_is_full_unicode() -> None:
     assert names.fold("STRASSE") == names.fold("straße")
     assert names.fold("ÉCOLE") == names.fold("école")

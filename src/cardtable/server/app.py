@@ -67,7 +67,7 @@ def create_app(settings: Settings | None = None, clock: Clock = SYSTEM) -> FastA
         store = Store(settings.db, hasher)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(db_executor, store.migrate)
-        await loop.run_in_executor(db_executor, names.skeleton, "warm")  # loads the data (0.3 s)
+        await loop.run_in_executor(db_executor, names.skeleton, "warm")  # reads the prototypes
         await loop.run_in_executor(db_executor, warm_client_checks)  # compiles the schemas
         aborted = await loop.run_in_executor(db_executor, store.abort_unfinished, settings.instance)
         if aborted:

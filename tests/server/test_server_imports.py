@@ -91,3 +91,21 @@ def test_the_hosted_bot_worker_imports_neither_the_database_layer_nor_the_web_fr
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_the_supervisor_of_serve_workers_imports_no_server() -> None:
+    """``cardtable serve --workers N`` supervises N ``cardtable serve`` processes and serves
+    nothing itself: it reaches its workers without importing the app (which cost it 0.4 s of
+    CPU at start). A SQLite --db stops it there (the workers need PostgreSQL and Redis)."""
+    code = (
+        "import sys\n"
+        "from cardtable.cli import main\n"
+        "try:\n"
+        "    main(['serve', '--workers', '2', '--port', '0', '--db', 'sqlite:///unused.db'])\n"
+        "except ValueError as exc:\n"
+        "    print('refused:', exc)\n"
+        "print(sorted(m for m in ('fastapi', 'sqlalchemy', 'uvicorn') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "--workers needs" in done.stdout + done.stderr
+    assert done.stdout.strip().endswith("[]"), done.stdout

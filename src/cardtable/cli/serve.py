@@ -56,11 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import socket
 
-    from cardtable.core.compiled import build_line
-    from cardtable.server.app import create_app
     from cardtable.server.config import load_settings
-    from cardtable.server.departure import LeavingServer
-    from cardtable.server.limits import uvicorn_config
 
     settings = load_settings(
         args.config,
@@ -79,8 +75,13 @@ def run(args: argparse.Namespace) -> int:
 
     level = getattr(logging, settings.log_level.upper(), logging.INFO)
     oplog.configure(level, settings.log_format)  # text or JSON lines (log_format)
-    if args.workers > 1:
+    if args.workers > 1:  # a supervisor of worker processes: it imports no server
         return _workers(args, settings)
+    from cardtable.core.compiled import build_line
+    from cardtable.server.app import create_app
+    from cardtable.server.departure import LeavingServer
+    from cardtable.server.limits import uvicorn_config
+
     sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if args.reuse_port:

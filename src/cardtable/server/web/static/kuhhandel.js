@@ -338,6 +338,9 @@ function seatCard(obs, ctx, s, where, changed) {
   if (obs.trade && (obs.trade.challenger === s || obs.trade.opponent === s)) tags.push(h("span", { class: "tag trade" }, t("web.kh.tag_trade")));
   tags.push(presenceTag(ctx.seats && ctx.seats[s]));
 
+  // a seat drawn again (its tags, its count of notes changed) keeps the pictures in the page
+  // (drawnOnce): a new one of each was built and thrown away, a request to the cache each
+  const herdCard = (card) => drawnOnce(ctx, `herd ${card} ${cardName(rules, card)}`, () => cardArt(rules, card));
   const herd = [];
   rules.species.forEach((sp, k) => {
     const have = obs.herds[s][k];
@@ -346,21 +349,21 @@ function seatCard(obs, ctx, s, where, changed) {
     herd.push(h("li", {
       class: `herd c${Math.min(have, 4)}${complete ? " quartet" : ""}${changed.herds[s][k] ? " arrived" : ""}`,
       "aria-label": t("web.kh.herd_label", { name: animalName(sp.name), have, of: sp.payouts.length, complete: String(complete) }),
-    }, cardArt(rules, k), h("span", { class: "hcount", "aria-hidden": "true" }, complete ? `✓ ${t("web.kh.quartet")}` : `${have}/${sp.payouts.length}`)));
+    }, herdCard(k), h("span", { class: "hcount", "aria-hidden": "true" }, complete ? `✓ ${t("web.kh.quartet")}` : `${have}/${sp.payouts.length}`)));
   });
   for (const p of obs.pedigrees[s] || []) {
-    herd.push(h("li", { class: "herd c1", "aria-label": t("web.kh.pedigree_card", { name: speciesName(rules, p) }) }, cardArt(rules, rules.species.length + p)));
+    herd.push(h("li", { class: "herd c1", "aria-label": t("web.kh.pedigree_card", { name: speciesName(rules, p) }) }, herdCard(rules.species.length + p)));
   }
   if (obs.rats && obs.rats[s]) {
     herd.push(h("li", { class: `herd c${Math.min(obs.rats[s], 4)}`, "aria-label": t("web.count.rats", { count: obs.rats[s] }) },
-      cardArt(rules, 2 * rules.species.length), h("span", { class: "hcount", "aria-hidden": "true" }, `${obs.rats[s]}/${rules.rats}`)));
+      herdCard(2 * rules.species.length), h("span", { class: "hcount", "aria-hidden": "true" }, `${obs.rats[s]}/${rules.rats}`)));
   }
   const revealed = ctx.revealed && ctx.revealed[s];
   const flow = changed.notes[s] > 0 ? " notes-in" : changed.notes[s] < 0 ? " notes-out" : "";
   let notes;
   if (revealed && !(s === me && ctx.wallet)) notes = h("div", { class: `seat-notes${flow}` }, noteStacks(revealed, `${names[s]}'s notes`));
   else if (s === me && ctx.wallet) notes = h("div", { class: `seat-notes${flow}` }, t("web.kh.notes_worth", { count: ctx.wallet.length, total: ctx.wallet.reduce((a, b) => a + b, 0) }));
-  else notes = h("div", { class: `seat-notes${flow}` }, noteBack("mini"), ` ${t("web.count.notes", { count: obs.note_counts[s] })}`);
+  else notes = h("div", { class: `seat-notes${flow}` }, drawnOnce(ctx, "back mini", () => noteBack("mini")), ` ${t("web.count.notes", { count: obs.note_counts[s] })}`);
   const exposed = obs.auction && obs.auction.exposed && obs.auction.exposed[String(s)];
   const active = !obs.over && (obs.turn_seat === s || (obs.payment && obs.payment.payer === s));
   return h("section", {

@@ -609,6 +609,9 @@ export function renderSeat(main, gameId, navigate) {
 
     // actions: rebuilt only when the open requests change (a half-filled picker survives)
     const open = [...store.requests.values()];
+    // focus() lays the page out at once: done after the log's read of its height, which lays it
+    // out anyway, else a draw with a new panel laid the page out twice (all of it, then the log)
+    let focusTarget = null;
     const key = open.map((r) => r.request_id).join(",") + (store.end ? "end" : "");
     if (key !== shownRequests) {
       shownRequests = key;
@@ -637,7 +640,7 @@ export function renderSeat(main, gameId, navigate) {
         const target = box.querySelector("[data-focus]") || box.querySelector("button:not([disabled]), input");
         const active = document.activeElement;
         if (target && (!active || active === document.body || active === main || !main.contains(active) || active.closest(".actions, .hand-box") || active.tagName === "BUTTON")) {
-          target.focus({ preventScroll: true });
+          focusTarget = target; // focused once everything is written (below)
         }
       }
     } else if (start.game === "cunegonda" && !open.length) {
@@ -653,6 +656,7 @@ export function renderSeat(main, gameId, navigate) {
     if (document.title !== title) document.title = title;
 
     log.show(eventLines(start.game, sorted, names), stick);
+    if (focusTarget && focusTarget.isConnected) focusTarget.focus({ preventScroll: true });
     // motion last: it reads the new layout once (laid out by the log's scroll), then writes
     if (obs) mod.afterDraw(boardBox, memory, sorted);
     tick();

@@ -111,8 +111,10 @@ def test_a_reset_that_leaves_a_cookie_fails_at_the_reset(browser: Any, server: W
     tab = open_tab(browser)
     context = tab.page.context
     tab.page.goto(server.url + "/")
-    tab.page.get_by_label("Display name").wait_for()
-    assert any(c["name"] == "ct_csrf" for c in context.cookies())  # the page was given one
+    # the page was given one: the sign-in form can show before the account's answer (and its
+    # cookie) arrived, so the wait is for the cookie itself
+    tab.page.wait_for_function("document.cookie.includes('ct_csrf=')")
+    assert any(c["name"] == "ct_csrf" for c in context.cookies())
     assert tab.profile is not None
     tab.profile.context = _ClearsNoCookie(context)
     with pytest.raises(ResetLeftTraces, match="3 clearings left .*ct_csrf"):

@@ -47,6 +47,7 @@ from browser_helpers import (  # noqa: E402
     run_server,
     sign_in,
     start_game,
+    two_at_a_private_table,
 )
 
 COUNTERS = """(() => {
@@ -138,14 +139,7 @@ def main() -> None:
         ada, bea = tab_with_counters(browser), tab_with_counters(browser)
         sign_in(ada, server, "Ada")
         sign_in(bea, server, "Bea")
-        form = ada.page.locator("form[aria-labelledby=priv-h]")
-        form.get_by_label("Game", exact=True).select_option("cunegonda")
-        form.get_by_label("Rule set", exact=True).select_option("short")
-        form.get_by_label("House bots at the table").fill("2")
-        form.get_by_role("button", name="Create the table").click()
-        invite = ada.page.locator(".invite[data-invite]").inner_text()
-        bea.page.get_by_label("Invite code", exact=True).fill(invite)
-        bea.page.get_by_role("button", name="Join", exact=True).click()
+        two_at_a_private_table(ada, bea)
         for t in (ada, bea):
             t.page.wait_for_url("**/table/*")
         deadline = time.monotonic() + 60

@@ -405,6 +405,20 @@ def choose(page: Any, form: str, label: str, value: str) -> None:
     page.locator(form).get_by_label(label, exact=True).select_option(value)
 
 
+def two_at_a_private_table(host: Tab, guest: Tab) -> str:
+    """``host`` creates a private table of short Cunegonda with two house bots, ``guest`` joins by
+    its invite code (both signed in, in the lobby); the invite code."""
+    form = host.page.locator("form[aria-labelledby=priv-h]")
+    form.get_by_label("Game", exact=True).select_option("cunegonda")
+    form.get_by_label("Rule set", exact=True).select_option("short")
+    form.get_by_label("House bots at the table").fill("2")
+    form.get_by_role("button", name="Create the table").click()
+    invite = str(host.page.locator(".invite[data-invite]").inner_text())
+    guest.page.get_by_label("Invite code", exact=True).fill(invite)
+    guest.page.get_by_role("button", name="Join", exact=True).click()
+    return invite
+
+
 def game_id_of(tab: Tab) -> str:
     tab.page.wait_for_url("**/table/*")
     return tab.page.url.rsplit("/", 1)[1]

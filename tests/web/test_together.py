@@ -33,6 +33,7 @@ from browser_helpers import (
     shot_pair,
     sign_in,
     start_game,
+    two_at_a_private_table,
 )
 
 from cardtable.server.pace import HOLD_KINDS
@@ -305,14 +306,7 @@ def test_a_declined_rematch_is_told_to_the_one_who_offered(browser: Any, server:
     try:
         sign_in(ada, server, "Ady")
         sign_in(bea, server, "Bel")
-        form = ada.page.locator(PRIVATE)
-        form.get_by_label("Game", exact=True).select_option("cunegonda")
-        form.get_by_label("Rule set", exact=True).select_option("short")
-        form.get_by_label("House bots at the table").fill("2")
-        form.get_by_role("button", name="Create the table").click()
-        invite = ada.page.locator(".invite[data-invite]").inner_text()
-        bea.page.get_by_label("Invite code", exact=True).fill(invite)
-        bea.page.get_by_role("button", name="Join", exact=True).click()
+        two_at_a_private_table(ada, bea)
         game_id_of(ada)
         for me in (ada, bea):
             me.page.locator(".hand-box .panel[data-kind]").first.wait_for(timeout=20000)

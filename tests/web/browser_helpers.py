@@ -734,7 +734,10 @@ def open_panel(page: Any) -> tuple[str, Any] | None:
 
 
 def offered(panel: Any) -> list[dict[str, Any]]:
-    """The actions behind the panel's buttons (their ``data-action``), in page order."""
+    """The actions behind the panel's buttons (their ``data-action``), in page order.
+
+    Nothing (``[]``) may also mean the panel was read while the page drew it again (seen beside
+    load): a policy looks again later rather than take it for a panel that offers nothing."""
     try:
         texts = panel.first.evaluate_all(  # (no wait for a panel that went away meanwhile)
             "ps => ps.length ? [...ps[0].querySelectorAll('button[data-action]')]"

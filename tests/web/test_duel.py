@@ -66,6 +66,8 @@ def duel_policy(plan: DuelPlan, person: Person, kind: str, panel: Any) -> bool:
     info = msg["request"]["info"]
     if kind == "turn":
         actions = offered(panel)
+        if not actions:
+            return False  # read while the page draws the panel again: look again
         draws = [a for a in actions if a["kind"] == "draw"]
         trades = [a for a in actions if a["kind"] == "challenge" and a["species"] < SPECIES]
         return click_offered(panel, (draws or trades or actions)[0])

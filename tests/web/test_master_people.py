@@ -87,6 +87,8 @@ class Plan:
     claimed_at: list[int] = field(default_factory=list)  # the counts shown at the clicks
     preempts: int = 0
     rat_checked: bool = False
+    #: every rat decision looked at: (name, the engine's pile, the frame's pile, notes offered)
+    rat_log: list[tuple[str, int, Any, int]] = field(default_factory=list)
 
     def other(self, seat: int) -> Person:
         return next(p for p in self.people if p.seat == seat)
@@ -109,6 +111,8 @@ def master_policy(plan: Plan, person: Person, kind: str, panel: Any) -> bool:
     info = msg["request"]["info"] if msg else {}
     if kind == "turn":
         actions = offered(panel)
+        if not actions:
+            return False  # read while the page draws the panel again: look again
         trades = [a for a in actions if a["kind"] == "challenge" and a["species"] < SPECIES]
         others = [a for a in actions if a["kind"] != "challenge"]
         if plan.tie_offer is None and trades:
@@ -140,12 +144,7 @@ def master_policy(plan: Plan, person: Person, kind: str, panel: Any) -> bool:
             return pick_notes(panel, positive[:1])
         return click_offered(panel, {"kind": "accept"})
     if kind == "rat":
-        places = [a for a in offered(panel) if a["kind"] == "place_note"]
-        if info["pile"] < 2 and places:
-            return click_offered(panel, places[0])
-        if info["pile"] == 2 and not plan.rat_checked:
-            check_rat(plan, person, panel)
-        return click_offered(panel, {"kind": "take_rat"})
+        return answer_rat(plan, person, panel, info)
     if kind == "claim":
         return answer_claim(plan, person, panel, msg)
     if kind == "preempt":
@@ -188,6 +187,29 @@ def answer_claim(plan: Plan, person: Person, panel: Any, msg: dict[str, Any] | N
         plan.claimed_at.append(shown)
         return True
     return False
+
+
+def answer_rat(plan: Plan, person: Person, panel: Any, info: dict[str, Any]) -> bool:
+    """The first two seats asked place a note, the third takes the rat with both.
+
+    The pile is the engine's (the game waits for this seat): the frames' last rat request can
+    lag the panel, and a panel read while the page draws it again offers nothing, which must
+    not be taken for a seat without notes (it would take the rat at once, and a game whose two
+    rat rounds both ended so never showed the two-note offer)."""
+    pending = plan.engine.pending()
+    if not pending or pending[0].kind != "rat" or pending[0].seat != person.seat:
+        return False  # a panel already answered, still on the page: look again later
+    pile = len(plan.engine.rat_pile)
+    actions = offered(panel)
+    places = [a for a in actions if a["kind"] == "place_note"]
+    plan.rat_log.append((person.name, pile, info.get("pile"), len(places)))
+    if not actions:
+        return False  # the panel is being drawn again
+    if pile < 2 and places:
+        return click_offered(panel, places[0])
+    if pile == 2 and not plan.rat_checked:
+        check_rat(plan, person, panel)
+    return click_offered(panel, {"kind": "take_rat"})
 
 
 def check_tie(plan: Plan, person: Person, panel: Any, info: dict[str, Any]) -> None:
@@ -288,7 +310,7 @@ def test_three_people_play_master_through_tie_rats_and_countdowns(
             assert not p.tab.errors, p.tab.errors
             assert_only_offered_choices(p.tab)
             assert "The game ends" in p.page.locator(".log").inner_text()
-        assert plan.tie_checked and plan.rat_checked
+        assert plan.tie_checked and plan.rat_checked, plan.rat_log
 
         kinds = [e["kind"] for e in spectator.events()]
         assert kinds.count("tie") == 1

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 from cardtable.arena import GameOutcome, TournamentPlan, make_entries
-from cardtable.arena.ab import ab_plans, compare
+from cardtable.arena.ab import ab_journals, ab_plans, compare
 from cardtable.arena.stats import t95
 from cardtable.cli import main
 
@@ -75,3 +76,34 @@ def test_the_difference_is_paired_per_deal() -> None:
     assert "paired over 3 deals" in text and "+3.0 [" in text
     # three deals are too few for 95%: the interval holds 0
     assert "mean score: neither version shown to score more (the 95% interval holds 0)" in text
+
+
+def test_a_stopped_comparison_goes_on_from_its_two_journals(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--ab A,B --journal FILE``: side A's games in FILE.a, side B's in FILE.b; run again after
+    a stop, only the games missing from a journal are played, and the report is the same."""
+    args = ("arena", "kuhhandel", "--ab", "random,heuristic", "--bots", "heuristic",
+            "--seats", "3", "--games", "18", "--no-progress", "--json")  # fmt: skip
+    whole = run_json(capsys, *args)
+    journal = tmp_path / "ab.jsonl"
+    first = run_json(capsys, *args, "--journal", str(journal))
+    side_a, side_b = ab_journals(journal)
+    assert (side_a.name, side_b.name) == ("ab.a.jsonl", "ab.b.jsonl") and not journal.exists()
+    assert [len(p.read_text().splitlines()) for p in (side_a, side_b)] == [19, 19]
+    # a stop during side B: seven of its games kept, the eighth cut short
+    lines = side_b.read_text().splitlines(keepends=True)
+    side_b.write_text("".join(lines[:8]) + lines[8][:40])
+    kept_a = side_a.read_text()
+    again = run_json(capsys, *args, "--journal", str(journal))
+    assert side_a.read_text() == kept_a  # side A played nothing again
+    games_b = [json.loads(x) for x in side_b.read_text().splitlines()[1:] if x.endswith("}")]
+    assert len(games_b) == 18 and len({(g["deal"], g["rotation"]) for g in games_b}) == 18
+    for data in (first, again):
+        for key in ("a", "b", "difference", "same_outcome_games", "games"):
+            assert data[key] == whole[key], key
+    # side A's journal is the plain tournament with A at position 1: it plays nothing again
+    plain = run_json(capsys, "arena", "kuhhandel", "--bots", "random,heuristic", "--seats", "3",
+                     "--games", "18", "--no-progress", "--json",
+                     "--journal", str(side_a))  # fmt: skip
+    assert plain["timing"]["games_from_journal"] == 18  # type: ignore[index]

@@ -18,7 +18,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cardtable.arena.ab import ABReport, ab_plans, run_ab
+    from cardtable.arena.ab import ABReport, ab_journals, ab_plans, run_ab
     from cardtable.arena.guard import BotReplaced, DecisionTimeout, GuardedAgent, guard_agent
     from cardtable.arena.journal import Journal, JournalError
     from cardtable.arena.plan import Entry, TournamentPlan, deals_for, derive_seed, make_entries
@@ -53,6 +53,7 @@ _WHERE = {
     "Report": "cardtable.arena.report",
     "Standing": "cardtable.arena.stats",
     "TournamentPlan": "cardtable.arena.plan",
+    "ab_journals": "cardtable.arena.ab",
     "ab_plans": "cardtable.arena.ab",
     "check_plan": "cardtable.arena.tournament",
     "deals_for": "cardtable.arena.plan",
@@ -87,6 +88,7 @@ __all__ = [
     "Report",
     "Standing",
     "TournamentPlan",
+    "ab_journals",
     "ab_plans",
     "check_plan",
     "deals_for",

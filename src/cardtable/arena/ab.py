@@ -6,6 +6,10 @@ same tournament seed, hence the same decks, seatings, opponents' seeds and fallb
 game of B has a twin in A that differs only by the version, so the difference is measured per
 deal (the mean over its rotations of B's figure minus A's) and a Student-t 95% interval is taken
 over deals: the luck of the deck cancels, as in the ``vs field`` column.
+
+With ``--journal FILE`` each side keeps a journal of its own (:func:`ab_journals`: ``FILE`` with
+``.a`` resp. ``.b`` before its suffix), so a long comparison stopped halfway goes on where it
+stopped, and a larger ``--games`` adds deals to both sides.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import math
 import time
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .plan import TournamentPlan
@@ -168,6 +173,14 @@ def ab_plans(plan: TournamentPlan, ref_a: str, ref_b: str) -> tuple[TournamentPl
     return a, b
 
 
+def ab_journals(journal: str | Path) -> tuple[Path, Path]:
+    """The journals of sides A and B for ``--journal FILE``: ``ab.jsonl`` -> ``ab.a.jsonl``,
+    ``ab.b.jsonl`` (each side is a tournament of its own, so each has a journal of its own)."""
+    path = Path(journal)
+    return (path.with_name(f"{path.stem}.a{path.suffix}"),
+            path.with_name(f"{path.stem}.b{path.suffix}"))  # fmt: skip
+
+
 def run_ab(
     plan_a: TournamentPlan,
     plan_b: TournamentPlan,
@@ -176,18 +189,21 @@ def run_ab(
     backend: str = "process",
     address: str | None = None,
     progress: tuple[Progress, Progress] | None = None,
+    journal: str | Path | None = None,
 ) -> ABReport:
-    """Play both tournaments and compare entry 0 of each, game by game."""
+    """Play both tournaments and compare entry 0 of each, game by game (with ``journal``, each
+    side's games are kept in :func:`ab_journals` and those already there are not played again)."""
     if dataclasses.replace(plan_b, entries=plan_a.entries) != plan_a:
         raise ValueError("an A/B comparison needs two plans that differ only by the first entry")
     if plan_a.entries[1:] != plan_b.entries[1:]:
         raise ValueError("an A/B comparison needs the same opponents in both plans")
     started = time.monotonic()
     bars = progress or (None, None)
+    books = ab_journals(journal) if journal is not None else (None, None)
     a_games, _ = play_outcomes(plan_a, jobs=jobs, backend=backend, address=address,
-                               progress=bars[0])  # fmt: skip
+                               progress=bars[0], journal=books[0])  # fmt: skip
     b_games, _ = play_outcomes(plan_b, jobs=jobs, backend=backend, address=address,
-                               progress=bars[1])  # fmt: skip
+                               progress=bars[1], journal=books[1])  # fmt: skip
     return compare(plan_a, plan_b, a_games, b_games, time.monotonic() - started, jobs)
 
 

@@ -98,7 +98,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="FILE",
         help="write every finished game to FILE; run the same command again to go on where it "
-        "stopped, or with a larger --games to add deals (docs/arena.md)",
+        "stopped, or with a larger --games to add deals (docs/arena.md); with --ab, side A's "
+        "games go to FILE with .a before its suffix, side B's with .b",
     )
     parser.add_argument(
         "--backend", choices=("process", "ray"), default="process", help="where games run"
@@ -143,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
         versions = split_bot_list(args.ab)
         if len(versions) != 2:
             raise ValueError(f"--ab takes two bots, A,B (got {len(versions)})")
-        if args.journal or args.csv or args.records:
-            raise ValueError("--ab does not take --journal, --csv or --records")
+        if args.csv or args.records:
+            raise ValueError("--ab does not take --csv or --records")
         refs = [versions[0], *split_bot_list(args.bots or "heuristic")]
     elif getattr(args, "panel", False) or getattr(args, "mirror", False):
         return run_panel_command(args, spec, rules_name)
@@ -236,7 +237,13 @@ def run_ab_command(plan: object, versions: list[str], args: argparse.Namespace) 
         Progress(plan.games, enabled=not args.no_progress),
     )
     report = run_ab(
-        plan_a, plan_b, jobs=args.jobs, backend=args.backend, address=args.address, progress=bars
+        plan_a,
+        plan_b,
+        jobs=args.jobs,
+        backend=args.backend,
+        address=args.address,
+        progress=bars,
+        journal=args.journal,
     )
     if args.json is not None:
         if args.json == "-":

@@ -74,8 +74,10 @@ def duel_policy(plan: DuelPlan, person: Person, kind: str, panel: Any) -> bool:
     if kind == "divide":
         if not plan.checked:
             check_peek(plan, person, panel, info)
-        plan.divisions += 1
-        return click_offered(panel, {"kind": "keep" if plan.divisions % 2 else "give"})
+        # counted once it is sent (a read while the panel is drawn again sends nothing)
+        sent = click_offered(panel, {"kind": "give" if plan.divisions % 2 else "keep"})
+        plan.divisions += sent
+        return sent
     if kind == "offer":
         return pick_notes(panel, [])
     if kind == "respond":

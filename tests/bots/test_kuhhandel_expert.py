@@ -243,7 +243,7 @@ def test_expert_claims_near_the_heuristics_count() -> None:
 
 @pytest.mark.parametrize(
     ("preset", "seats", "budget"),
-    [("classic", 4, 192), ("competition", 5, 128), ("master", 4, 64), ("master-duel", 2, 32)],
+    [("classic", 4, 192), ("competition", 5, 384), ("master", 4, 64), ("master-duel", 2, 32)],
 )
 def test_expert_budget_follows_the_rule_set_unless_given(
     preset: str, seats: int, budget: int

@@ -67,10 +67,13 @@ from cardtable.games.kuhhandel.bots.sim import COINS, Model, Sim, pay_counts
 from cardtable.games.kuhhandel.observe import KuhhandelObservation
 
 DEFAULT_ITERATIONS = 32
-#: Default budget by rule-set name. Five-seat ``competition`` games are short for the expert (few
-#: decisions need a search), so 128 playouts stay near 10 ms per decision on average; ``master``
-#: affords 64. The duel stays at the default: its trading games run long (about 500 decisions)
-#: and at 64 playouts its mean decision time passed 50 ms.
+#: Default budget by rule-set name. ``competition`` games are short for the expert (few
+#: decisions need a search): 384 playouts since December 6 2026 (issue #42: against three
+#: reference-style SimplePlayers +5.5 points [+1.0, +10.0] over 128, against four ``heuristic``
+#: +16.5 [+7.2, +25.8], paired; CPU per decision mean 7.8-15.4 ms, max 163 ms at four to six
+#: seats, compiled build: docs/strength.md); ``master`` affords 64. The duel stays at the
+#: default: its trading games run long (about 500 decisions) and at 64 playouts its mean
+#: decision time passed 50 ms.
 #: ``classic`` affords 96 since issue #27 (the guided expert departs from ``learned`` only on
 #: evidence, and three times the worlds prove three times more: +6.0 points [+0.6, +11.4] against
 #: three ``learned``, +4.8 [-0.1, +9.6] against three ``heuristic``, 400 paired games each),
@@ -78,7 +81,7 @@ DEFAULT_ITERATIONS = 32
 #: seating it did not lead: +4.8 points [-1.5, +11.0], mean score +472 [+132, +813], 400 paired
 #: games; 9.3 ms of CPU per decision on average in the compiled build, at most 260 ms of wall
 #: time under ``stress --cpu 2``: docs/strength.md).
-RULES_ITERATIONS: dict[str, int] = {"classic": 192, "competition": 128, "master": 64}
+RULES_ITERATIONS: dict[str, int] = {"classic": 192, "competition": 384, "master": 64}
 MONEY_FRACTIONS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
 TURN_TRADES = 5  # cow trades considered on a turn, by the heuristic's appeal
 #: Bonus per world for the heuristic's own answer: with a few playouts per candidate the best mean

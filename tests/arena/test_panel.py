@@ -105,3 +105,54 @@ def test_the_mirror_command_seats_each_bot_once_against_copies_of_the_tested(
         assert refs[1:] == ["random"] * 3 and seating["games"] == 4
         assert seating["single_win_share"] == seating["entries"][0]["win_share"]
         assert seating["single_win_share_low"] <= seating["single_win_share"]
+
+
+def test_a_stopped_mirror_panel_goes_on_from_its_seatings_journals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--mirror --journal FILE`` (and ``--panel``): seating N's games in FILE.N; run again after
+    a stop, the seatings done play nothing again, the one cut short plays only its missing games,
+    and the report equals the one without a journal."""
+    styles = [r for r in panel.mirror_refs("kuhhandel") if r.endswith((":Pushover", ":Newcomer"))]
+    monkeypatch.setattr(panel, "mirror_refs", lambda game: ["heuristic", *styles])
+    args = ["arena", "kuhhandel", "--rules", "classic", "--mirror", "--bots", "random",
+            "--seats", "3", "--games", "6", "--seed", "5", "--no-progress", "--json"]  # fmt: skip
+    whole, first, again = tmp_path / "whole.json", tmp_path / "first.json", tmp_path / "again.json"
+    assert main([*args, str(whole)]) == 0
+    journal = tmp_path / "mirror.jsonl"
+    assert main([*args, str(first), "--journal", str(journal)]) == 0
+    books = panel.seating_journals(journal, 3)
+    assert [p.name for p in books] == ["mirror.1.jsonl", "mirror.2.jsonl", "mirror.3.jsonl"]
+    assert not journal.exists()
+    assert [len(p.read_text().splitlines()) for p in books] == [7, 7, 7]  # a header, 6 games
+    # a stop during seating 2: four of its games kept, the fifth cut short, seating 3 not begun
+    lines = books[1].read_text().splitlines(keepends=True)
+    books[1].write_text("".join(lines[:5]) + lines[5][:40])
+    books[2].unlink()
+    kept = books[0].read_text()
+    assert main([*args, str(again), "--journal", str(journal)]) == 0
+    assert books[0].read_text() == kept  # seating 1 played nothing again
+    reports = [json.loads(p.read_text())["seatings"] for p in (whole, first, again)]
+    from_journal = [s["timing"]["games_from_journal"] for s in reports[2]]
+    assert from_journal == [6, 4, 0]
+    for seatings_ in reports[1:]:
+        for seating, plain in zip(seatings_, reports[0], strict=True):
+            for key in ("entries", "games", "single", "single_win_share"):
+                assert seating[key] == plain[key], key
+
+
+def test_the_panel_keeps_a_journal_per_seating(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    styles = [r for r in panel_refs("kuhhandel") if r.endswith((":PriceBlind", ":Accepter"))]
+    monkeypatch.setattr(panel, "panel_refs", lambda game: ["heuristic", "random", *styles])
+    journal = tmp_path / "panel.jsonl"
+    args = ["arena", "kuhhandel", "--rules", "classic", "--panel", "--bots", "heuristic",
+            "--seats", "3", "--games", "3", "--seed", "5", "--no-progress",
+            "--journal", str(journal), "--json", str(tmp_path / "p.json")]  # fmt: skip
+    assert main(args) == 0
+    books = panel.seating_journals(journal, math.comb(3, 2))
+    assert all(len(p.read_text().splitlines()) == 4 for p in books)
+    assert main(args) == 0  # again: every seating read back from its journal
+    data = json.loads((tmp_path / "p.json").read_text())
+    assert [s["timing"]["games_from_journal"] for s in data["seatings"]] == [3, 3, 3]

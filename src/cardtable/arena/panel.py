@@ -196,6 +196,14 @@ class PanelReport:
         return json.dumps(self.to_json(), indent=2) + "\n"
 
 
+def seating_journals(journal: str | Path, count: int) -> list[Path]:
+    """The journal of each seating for ``--panel``/``--mirror --journal FILE``, numbered as the
+    report numbers the seatings: ``panel.jsonl`` -> ``panel.1.jsonl``, ``panel.2.jsonl``, ...
+    (each seating is a tournament of its own, so each keeps a journal of its own)."""
+    path = Path(journal)
+    return [path.with_name(f"{path.stem}.{i}{path.suffix}") for i in range(1, count + 1)]
+
+
 def run_panel(
     plan_for: Callable[[list[str]], TournamentPlan],
     tested: str,

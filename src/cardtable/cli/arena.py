@@ -99,7 +99,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write every finished game to FILE; run the same command again to go on where it "
         "stopped, or with a larger --games to add deals (docs/arena.md); with --ab, side A's "
-        "games go to FILE with .a before its suffix, side B's with .b",
+        "games go to FILE with .a before its suffix, side B's with .b; with --panel or --mirror, "
+        "seating N's go to FILE with .N before its suffix",
     )
     parser.add_argument(
         "--backend", choices=("process", "ray"), default="process", help="where games run"
@@ -269,14 +270,15 @@ def run_panel_command(args: argparse.Namespace, spec: Any, rules_name: str) -> i
         mirror_refs,
         panel_refs,
         run_panel,
+        seating_journals,
         seatings,
     )
     from cardtable.core import split_bot_list
 
     mirror = getattr(args, "mirror", False)
     flag = "--mirror" if mirror else "--panel"
-    if args.ab is not None or args.journal or args.csv or args.records:
-        raise ValueError(f"{flag} does not take --ab, --journal, --csv or --records")
+    if args.ab is not None or args.csv or args.records:
+        raise ValueError(f"{flag} does not take --ab, --csv or --records")
     if mirror and getattr(args, "panel", False):
         raise ValueError("--panel and --mirror are two measurements: choose one")
     tested = (split_bot_list(args.bots) if args.bots else ["expert"])[0]
@@ -297,10 +299,20 @@ def run_panel_command(args: argparse.Namespace, spec: Any, rules_name: str) -> i
             guard_builtin=args.guard_builtin,
         )
 
+    # With --journal, seating i keeps its games in FILE.i (seating_journals): run again after a
+    # stop, the seatings done are read back and the one cut short goes on where it stopped.
+    journals: list[Any] = []
+
     def run(plan: TournamentPlan) -> Any:
         progress = Progress(plan.games, enabled=not args.no_progress)
+        journal = journals.pop(0) if journals else None
         return run_tournament(
-            plan, jobs=args.jobs, backend=args.backend, address=args.address, progress=progress
+            plan,
+            jobs=args.jobs,
+            backend=args.backend,
+            address=args.address,
+            progress=progress,
+            journal=journal,
         )
 
     def show(report: Any) -> None:
@@ -311,6 +323,8 @@ def run_panel_command(args: argparse.Namespace, spec: Any, rules_name: str) -> i
     result: Any
     if mirror:
         lineups = mirror_lineups(tested, mirror_refs(args.game), seats)
+        if args.journal:
+            journals.extend(seating_journals(args.journal, len(lineups)))
         result = MirrorReport(tested)
         for lineup in lineups:
             report = run(plan_for(lineup))
@@ -319,6 +333,8 @@ def run_panel_command(args: argparse.Namespace, spec: Any, rules_name: str) -> i
                 show(report)
     else:
         lineups = seatings(tested, panel_refs(args.game), seats)
+        if args.journal:
+            journals.extend(seating_journals(args.journal, len(lineups)))
         result = run_panel(plan_for, tested, lineups, run, None if to_stdout else show)
     if to_stdout:
         sys.stdout.write(result.dumps())

@@ -156,3 +156,16 @@ def test_the_panel_keeps_a_journal_per_seating(
     assert main(args) == 0  # again: every seating read back from its journal
     data = json.loads((tmp_path / "p.json").read_text())
     assert [s["timing"]["games_from_journal"] for s in data["seatings"]] == [3, 3, 3]
+
+
+def test_the_tested_bot_with_options_is_not_also_one_of_its_opponents() -> None:
+    """``--panel --bots expert:time_cap=none`` meets the other five panel bots (10 seatings at 4
+    seats), not the panel's ``expert`` as well (20); the mirror leaves it out likewise."""
+    refs = panel_refs("kuhhandel")
+    for tested in ("expert", "expert:time_cap=none", "expert:iterations=64,time_cap=none"):
+        lineups = seatings(tested, refs, 4)
+        assert len(lineups) == math.comb(len(refs) - 1, 3) == 10
+        assert all(ref != "expert" for lineup in lineups for ref in lineup[1:])
+        mirrored = panel.mirror_lineups(tested, panel.mirror_refs("kuhhandel"), 4)
+        assert len(mirrored) == len(panel.mirror_refs("kuhhandel")) - 1
+        assert all(lineup[0] != "expert" for lineup in mirrored)

@@ -55,9 +55,17 @@ def mirror_refs(game: str) -> list[str]:
     return bots
 
 
+def same_bot(ref: str, tested: str) -> bool:
+    """Whether panel bot ``ref`` is the tested bot, options aside: ``expert`` is not seated
+    against (or as the mirror of) ``expert:time_cap=none``."""
+    from cardtable.core import split_bot_ref
+
+    return split_bot_ref(ref)[0] == split_bot_ref(tested)[0]
+
+
 def mirror_lineups(tested: str, refs: list[str], seats: int) -> list[list[str]]:
     """One line-up per mirror bot other than the tested one: it, then ``seats - 1`` testeds."""
-    return [[ref, *[tested] * (seats - 1)] for ref in refs if ref != tested]
+    return [[ref, *[tested] * (seats - 1)] for ref in refs if not same_bot(ref, tested)]
 
 
 @dataclass
@@ -102,7 +110,7 @@ class MirrorReport:
 
 def seatings(tested: str, panel: list[str], seats: int) -> list[list[str]]:
     """Every line-up of the tested bot and ``seats - 1`` other panel bots (panel order)."""
-    others = [ref for ref in panel if ref != tested]
+    others = [ref for ref in panel if not same_bot(ref, tested)]
     if len(others) < seats - 1:
         return [[tested, *others, *[others[-1]] * (seats - 1 - len(others))]]
     return [[tested, *combo] for combo in itertools.combinations(others, seats - 1)]

@@ -299,20 +299,24 @@ def run_panel_command(args: argparse.Namespace, spec: Any, rules_name: str) -> i
             guard_builtin=args.guard_builtin,
         )
 
+    if mirror:
+        lineups = mirror_lineups(tested, mirror_refs(args.game), seats)
+    else:
+        lineups = seatings(tested, panel_refs(args.game), seats)
     # With --journal, seating i keeps its games in FILE.i (seating_journals): run again after a
-    # stop, the seatings done are read back and the one cut short goes on where it stopped.
-    journals: list[Any] = []
+    # stop, the seatings done are read back and the one cut short goes on where it stopped. The
+    # seatings are played in the order of `lineups`, so each takes the next journal.
+    books = iter(seating_journals(args.journal, len(lineups)) if args.journal else [])
 
     def run(plan: TournamentPlan) -> Any:
         progress = Progress(plan.games, enabled=not args.no_progress)
-        journal = journals.pop(0) if journals else None
         return run_tournament(
             plan,
             jobs=args.jobs,
             backend=args.backend,
             address=args.address,
             progress=progress,
-            journal=journal,
+            journal=next(books, None),
         )
 
     def show(report: Any) -> None:
@@ -322,9 +326,6 @@ def run_panel_command(args: argparse.Namespace, spec: Any, rules_name: str) -> i
     to_stdout = args.json == "-"
     result: Any
     if mirror:
-        lineups = mirror_lineups(tested, mirror_refs(args.game), seats)
-        if args.journal:
-            journals.extend(seating_journals(args.journal, len(lineups)))
         result = MirrorReport(tested)
         for lineup in lineups:
             report = run(plan_for(lineup))
@@ -332,9 +333,6 @@ def run_panel_command(args: argparse.Namespace, spec: Any, rules_name: str) -> i
             if not to_stdout:
                 show(report)
     else:
-        lineups = seatings(tested, panel_refs(args.game), seats)
-        if args.journal:
-            journals.extend(seating_journals(args.journal, len(lineups)))
         result = run_panel(plan_for, tested, lineups, run, None if to_stdout else show)
     if to_stdout:
         sys.stdout.write(result.dumps())

@@ -324,3 +324,117 @@ def test_a_chunked_body_past_the_cap_gets_413_and_the_connection_is_closed(
             sender.join(timeout=5)
         assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
         assert closed, "the connection was still read on 8 s after the 413"
+
+
+def _response(sock: socket.socket, timeout: float = 10.0) -> bytes:
+    """One whole response (its head and its ``content-length`` body), or what came before the
+    server closed ``sock`` (b"" when it closed without answering)."""
+    sock.settimeout(patience(timeout))
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+@pytest.fixture(params=["httptools", "h11"])
+def limited(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[RunningServer]:
+    """A server (either parser) that takes one bot registration from an address and refuses the
+    next with 429 before reading its body, its header timeout 1 s."""
+    if request.param == "h11":
+        monkeypatch.setitem(sys.modules, "uvicorn.protocols.http.httptools_impl", None)
+    settings = fast_settings(
+        db_url(tmp_path),
+        connection_cap_exempt="",
+        rate_limit_exempt="",
+        registration_limit_per_address=1,
+        header_timeout_s=1.0,
+    )
+    with running_server(settings) as running:
+        yield running
+
+
+def _register(name: str) -> tuple[bytes, bytes]:
+    """The head and the body of a bot registration."""
+    body = json.dumps({"name": name}).encode()
+    head = (
+        b"POST /api/bots HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        b"content-length: %d\r\n\r\n" % len(body)
+    )
+    return head, body
+
+
+def test_a_request_answered_before_its_body_arrived_keeps_its_connection(
+    limited: RunningServer,
+) -> None:
+    """The rate limits answer 429 before the app reads the body. A client that sent the head
+    alone (its body in a later packet: a loaded machine) gets the 429, sends the body, and its
+    next request on the same connection is answered. Before, the server closed the connection
+    without saying so (no ``connection: close``), and the client's next request got no answer
+    (CI, stop 51: httpx's "Server disconnected without sending a response")."""
+    with socket.create_connection(("127.0.0.1", limited.port), timeout=10) as sock:
+        head, body = _register("first")
+        sock.sendall(head + body)
+        assert _response(sock).startswith(b"HTTP/1.1 201")
+        head, body = _register("second")
+        sock.sendall(head)  # the body comes after the answer
+        refused = _response(sock)
+        assert refused.startswith(b"HTTP/1.1 429"), refused[:200]
+        assert b"connection: close" not in refused.lower()
+        sock.sendall(body)
+        sock.sendall(b"GET /api/health HTTP/1.1\r\nhost: x\r\n\r\n")
+        answer = _response(sock)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+        # the rest and the next head in one piece, then a head past the cap: still counted
+        head, body = _register("third")
+        sock.sendall(head)
+        assert _response(sock).startswith(b"HTTP/1.1 429")
+        sock.sendall(body + b"GET /api/health HTTP/1.1\r\nhost: x\r\n\r\n")
+        assert _response(sock).startswith(b"HTTP/1.1 200")
+        with contextlib.suppress(OSError):  # the server closes before it is all sent
+            sock.sendall(HEAD_START + b"a" * 4 * limited.settings.max_head_bytes + b"\r\n\r\n")
+        answer = _answer(sock)
+        assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
+
+
+def test_the_rest_of_a_body_answered_early_must_come_within_the_header_timeout(
+    limited: RunningServer,
+) -> None:
+    """The rest of a body the server has answered is dropped as it comes, within the header
+    timeout (1 s here): a client that trickles it (a byte every 0.1 s) is closed after it,
+    not kept open as long as bytes arrive."""
+    with socket.create_connection(("127.0.0.1", limited.port), timeout=10) as sock:
+        head, body = _register("first")
+        sock.sendall(head + body)
+        assert _response(sock).startswith(b"HTTP/1.1 201")
+        head, _ = _register("second")
+        length = next(line for line in head.split(b"\r\n") if line.startswith(b"content-length"))
+        sock.sendall(head.replace(length, b"content-length: 1000"))
+        assert _response(sock).startswith(b"HTTP/1.1 429")
+        started, closed = time.monotonic(), False
+        while time.monotonic() - started < patience(8):
+            try:
+                sock.sendall(b"x")
+            except OSError:
+                closed = True
+                break
+            if readable(sock, 0.1):
+                closed = _closed(sock, 2.0)
+                break
+        assert closed, "the connection stayed open as long as the body trickled in"
+        assert time.monotonic() - started < patience(4)

@@ -11,8 +11,9 @@ headers, clients that do not read, wrong tokens, and tokens in the server's logs
   429 and ``Retry-After``), a header timeout (a connection that has not sent a complete request
   head within ``header_timeout_s`` of connecting, or of the first byte of its next request, is
   closed: silent sockets and slowloris), a cap on the request head (``max_head_bytes``: 431,
-  counted before the parser sees it), a connection closed after a response sent before its
-  request's body was read (413 on a chunked body), a WebSocket frame over the socket layer's
+  counted before the parser sees it), the rest of a body answered before it was read (a 429)
+  dropped within the header timeout on a connection that stays open, a connection closed after
+  a response sent before its chunked body was read (413), a WebSocket frame over the socket layer's
   limit that still gets the protocol's ``too_large`` error before the 1009 close, and the size of a
   connection's unsent data, which :class:`~cardtable.server.connection.Session` reads to drop a
   client that does not read its messages.
@@ -426,14 +427,18 @@ def _refusal(status: int, reason: str, text: str, retry_after: int | None = None
 def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.Protocol]]:
     """The HTTP and WebSocket protocol classes for uvicorn, bound to ``settings``."""
     HttpBase: type[Any]
+    #: h11's state of a request whose body is still coming (None: the httptools parser)
+    body_coming: object = None
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
         HttpBase = HttpToolsProtocol
     except ImportError:  # pragma: no cover - uvicorn[standard] brings httptools
+        import h11
         from uvicorn.protocols.http.h11_impl import H11Protocol
 
         HttpBase = H11Protocol
+        body_coming = h11.SEND_BODY
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
     from websockets.frames import CloseCode
     from websockets.protocol import State
@@ -457,9 +462,14 @@ def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[a
         header without bound, h11 only after its own copy): a head past ``max_head_bytes`` gets
         431 and the connection is closed, so no parser ever holds or walks more than one read's
         worth beyond the cap. The head must be complete within ``header_timeout_s`` of its first
-        byte (of connecting, for the first one), whatever trickles in meanwhile. A response
-        sent before its request's body has all arrived (413 on a chunked body) closes the
-        connection: the rest of that body is never read into a request."""
+        byte (of connecting, for the first one), whatever trickles in meanwhile.
+
+        A response sent before its request's body has all arrived (a 429 of the rate limits
+        answers before the app reads anything) keeps the connection when the body has a
+        declared length (:class:`BodyLimit` has checked it): the parser drops the rest, which
+        must arrive within ``header_timeout_s``, and the next head is counted and timed as
+        any. A chunked body has no end to wait for (413 on one past the cap): the connection is
+        closed, and the rest is never read into a request."""
 
         _head_timer: asyncio.TimerHandle | None = None
         _refused = False
@@ -536,6 +546,15 @@ def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[a
                     self._begin_head()  # the request before is read whole: a new head starts
                 else:
                     super().data_received(data)  # a request's body
+                    if (
+                        cycle is not None
+                        and cycle.response_complete
+                        and (self.cycle is not cycle or self._rest_arrived(cycle))
+                    ):
+                        # the rest of an answered request's body, dropped by the parser, is
+                        # all here (and maybe the next head): the next read starts a head
+                        cycle.more_body = False
+                        self._stop_head_timer()
                     return
             # where the head ends, if in this piece (the parser confirms it below)
             end = (self._tail + data).find(b"\r\n\r\n")
@@ -595,10 +614,39 @@ def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[a
         def on_response_complete(self) -> None:
             cycle = self.cycle
             super().on_response_complete()
-            if cycle is not None and cycle.more_body and not self.transport.is_closing():
-                # answered before its body was read whole (413 on a chunked body): the rest
-                # is never read into a request
+            if cycle is None or not cycle.more_body or self.transport.is_closing():
+                return
+            # answered before its body was read whole
+            declared = any(name == b"content-length" for name, _ in cycle.scope["headers"])
+            if declared:  # its rest (BodyLimit checked the length) is dropped as it arrives
+                self._start_timer(lambda: self._rest_late(cycle))
+            else:  # chunked (413 past the cap): the rest is never read into a request
                 self._stop_reading_on()
+
+        def on_message_complete(self) -> None:  # httptools' callback (h11: _rest_arrived)
+            cycle = self.cycle
+            super().on_message_complete()
+            if cycle is not None and cycle.response_complete:
+                cycle.more_body = False  # the rest of an answered body has been dropped
+
+        def _rest_arrived(self, cycle: Any) -> bool:
+            """Whether the parser has read to the end of the body of ``cycle``, answered."""
+            if body_coming is None:  # httptools: on_message_complete said so
+                return not cycle.more_body
+            return bool(self.conn.their_state is not body_coming)
+
+        def _rest_late(self, cycle: Any) -> None:
+            self._head_timer = None
+            if self.transport.is_closing() or self.cycle is not cycle or not cycle.more_body:
+                return
+            who = self.client[0] if self.client else "?"
+            log.info(
+                "closed a connection from %s: the rest of a body answered early did not arrive "
+                "within %gs",
+                who,
+                header_timeout,
+            )
+            self._stop_reading_on()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._stop_head_timer()
@@ -606,9 +654,14 @@ def protocol_classes(settings: Settings) -> tuple[type[asyncio.Protocol], type[a
             super().connection_lost(exc)
 
         def _start_head_timer(self) -> None:
+            self._start_timer(self._head_late)
+
+        def _start_timer(self, late: Callable[[], None]) -> None:
+            """``late`` in ``header_timeout_s`` (one deadline at a time: a head's, or the rest
+            of an answered body's)."""
             self._stop_head_timer()
             if header_timeout > 0:
-                self._head_timer = self.loop.call_later(header_timeout, self._head_late)
+                self._head_timer = self.loop.call_later(header_timeout, late)
 
         def _stop_head_timer(self) -> None:
             if self._head_timer is not None:

@@ -15,6 +15,7 @@ import pytest
 
 from cardtable.core import Event, GameInfo, Request, load_bot, run_match
 from cardtable.games.kuhhandel import PRESETS, KuhhandelObservation, new_game
+from cardtable.games.kuhhandel.actions import Bid, Pass
 from cardtable.games.kuhhandel.bots import ExpertBot
 from cardtable.games.kuhhandel.bots.belief import Belief, sample_world
 from cardtable.games.kuhhandel.bots.sim import Model, Sim, pay_counts
@@ -390,3 +391,46 @@ def test_a_search_departs_from_the_prior_only_on_paired_evidence() -> None:
     assert bot._proven(sum(steady), sum(d * d for d in steady), len(steady), bot.evidence)
     assert not bot._proven(sum(noisy), sum(d * d for d in noisy), len(noisy), bot.evidence)
     assert not bot._proven(0.5, 0.25, 1, bot.evidence)  # one world is never evidence
+
+
+class BidWatcher:
+    """Wraps the expert and asks its guide too at every bid: (minimum, card, guide, expert)."""
+
+    def __init__(self, bot: ExpertBot) -> None:
+        self.bot = bot
+        self.bids: list[tuple[int, int, Any, Any]] = []
+
+    def start(self, seat: int, info: GameInfo) -> None:
+        self.bot.start(seat, info)
+
+    def event(self, event: Event) -> None:
+        self.bot.event(event)
+
+    def act(self, obs: Any, request: Request) -> Any:
+        action = self.bot.act(obs, request)
+        info = request.info or {}
+        if request.kind == "bid" and info["min"] <= obs.money:
+            guide = self.bot.guide.act(obs, request)
+            self.bids.append((info["min"], info["card"], guide, action))
+        return action
+
+
+def test_the_value_floor_bids_on_where_the_guide_lets_a_dear_card_go() -> None:
+    """``value_floor`` (issue #42): where the guide passes while the minimum bid is at most that
+    share of the card's species value, the expert bids the minimum; everywhere else it bids as
+    the guide does (no search here: ``evidence`` beyond reach)."""
+    pytest.importorskip("numpy")
+    species = PRESETS["classic"].to_json()["species"]
+    watched = BidWatcher(
+        ExpertBot(seed=1, iterations=4, time_cap=None, evidence=1e9, value_floor=0.5)
+    )
+    game = new_game(PRESETS["classic"], 4, 6)
+    run_match(game, [watched] + [load_bot("kuhhandel", "heuristic", seed=s) for s in (1, 2, 3)])
+    floored = 0
+    for low, card, guide, action in watched.bids:
+        if card < len(species) and low <= 0.5 * species[card]["value"] and guide == Pass():
+            assert action == Bid(low)
+            floored += 1
+        else:
+            assert action == guide
+    assert floored > 0  # the test can fail: the floor changed some of the guide's passes

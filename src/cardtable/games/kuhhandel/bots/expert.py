@@ -155,6 +155,7 @@ class ExpertBot:
         pooled_offers: bool = False,
         offer_evidence: float | None = None,
         fitted: bool = False,
+        value_floor: float = 0.0,
     ) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
@@ -195,6 +196,10 @@ class ExpertBot:
         #: its decisions in this game (``.fitted``) play that seat in the playouts; off: the
         #: habit switches alone.
         self.fitted = fitted
+        #: Bid on for a card of a species while the minimum bid is at most this share of the
+        #: species' value, whatever the guide answers (issue #42: the guide lets dear cards go
+        #: for about 0.3 per point, below what a value bidder pays); 0: the guide's bids alone.
+        self.value_floor = float(value_floor)
         self.opponents: OpponentModel | None = None
         self.min_worlds = max(0, int(min_worlds))
         self.priors = priors
@@ -302,7 +307,7 @@ class ExpertBot:
             self._decision_start = None
 
     def _act(self, obs: KuhhandelObservation, request: Request) -> A.Action:
-        _model, belief = self._ensure(obs)
+        model, belief = self._ensure(obs)
         belief.sync(obs)
         if self.use_opponents and self.opponents is not None:
             self.opponents.apply(fitted=self.fitted)
@@ -325,7 +330,15 @@ class ExpertBot:
                 low, cap = info["min"], info["max"]
                 if low > obs.money or (cap is not None and low > cap):
                     return A.PASS
-                return self._usual(obs, request)
+                answer = self._usual(obs, request)
+                card = info["card"]
+                if (
+                    isinstance(answer, A.Pass)
+                    and card < model.K
+                    and low <= self.value_floor * model.value[card]
+                ):
+                    return A.Bid(low)
+                return answer
             return self._bid(obs, info)
         if kind == "turn":
             return self._turn(obs, request)

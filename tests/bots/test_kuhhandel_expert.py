@@ -353,12 +353,19 @@ def _history_with_seat0(bot: Any, seed: int) -> list[Any]:
 def test_the_guided_expert_departs_from_learned_only_on_evidence() -> None:
     """With ``learned`` as its guide, the expert's prior is learned's answer: asking for more
     evidence than any search can give (``offer_evidence=None``, the default: answers to offers
-    too), it plays exactly as ``learned`` would in its seat; asking
-    for none (and no bonus), its searches depart from learned's answers somewhere."""
+    too) and without the value floor (which bids where learned passes), it plays exactly as
+    ``learned`` would in its seat; asking for none (and no bonus), its searches depart from
+    learned's answers somewhere."""
     pytest.importorskip("numpy")
     learned = _history_with_seat0(load_bot("kuhhandel", "learned", seed=0), 4)
     sure = ExpertBot(
-        seed=1, iterations=8, time_cap=None, guide="learned", evidence=1e9, offer_evidence=None
+        seed=1,
+        iterations=8,
+        time_cap=None,
+        guide="learned",
+        evidence=1e9,
+        offer_evidence=None,
+        value_floor=0,
     )
     assert _history_with_seat0(sure, 4) == learned
     assert sure.guide is not None and sure.evidence == 1e9

@@ -101,6 +101,11 @@ OFFER_EVIDENCE = 1.0
 #: against three ``heuristic`` and +2.2 [-2.8, +7.3] against three ``learned`` (400 games each,
 #: paired); 4 plays as 3 (docs/strength.md, *Issue #27*).
 GUIDED_EVIDENCE = 3.0
+#: ``value_floor``'s default: the guide lets dear cards go for about 0.3 money per point of
+#: their species' value; at 0.5 a value bidder alone against three experts fell from 31.5% to
+#: 22.5% of 400 games and the expert against three ``learned`` rose from 33.2% to 37.2% of 1,000
+#: (issue #42, docs/strength.md, *the value floor*).
+VALUE_FLOOR = 0.5
 
 #: A candidate's playout: apply the candidate's episode to a world (context from ``prepare``).
 Runner = Callable[[Sim, Any, Any], None]
@@ -155,7 +160,7 @@ class ExpertBot:
         pooled_offers: bool = False,
         offer_evidence: float | None = None,
         fitted: bool = False,
-        value_floor: float = 0.0,
+        value_floor: float = VALUE_FLOOR,
     ) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
@@ -198,7 +203,8 @@ class ExpertBot:
         self.fitted = fitted
         #: Bid on for a card of a species while the minimum bid is at most this share of the
         #: species' value, whatever the guide answers (issue #42: the guide lets dear cards go
-        #: for about 0.3 per point, below what a value bidder pays); 0: the guide's bids alone.
+        #: for about 0.3 per point, below what a value bidder pays); 0: the guide's bids alone
+        #: (the behaviour before December 6 2026).
         self.value_floor = float(value_floor)
         self.opponents: OpponentModel | None = None
         self.min_worlds = max(0, int(min_worlds))

@@ -27,9 +27,12 @@ How it decides:
    pre-emption; rats (take, or place each kind of note); the duel's keep or give.
 5. **Guide.** Where the ``learned`` bot can play the table (``guide``, default ``learned``), its
    answer from the same observation and request is the prior instead of the heuristic's, it
-   bids for the expert, and a search departs from it only when the best candidate's gain over it,
-   paired world by world, exceeds ``evidence`` standard errors (3): the playouts model such
-   opponents only roughly, and the best of a few noisy means is mostly luck. An answer to a
+   bids for the expert (but where it passes while the minimum bid is at most ``value_floor``,
+   0.5, of the card's species value, the expert bids the minimum: the guide lets dear cards go
+   for about 0.3 per point, issue #42), and a search departs from it only when the best
+   candidate's gain over it, paired world by world, exceeds ``evidence`` standard errors (3):
+   the playouts model such opponents only roughly, and the best of a few noisy means is mostly
+   luck. An answer to a
    cow-trade offer whose worth the opponent model knows (``.opponents``) may be given a lower
    bar, ``offer_evidence`` (off by default; 1 tried in issue #42: the search has read what the
    guide cannot, but no gain was measured yet).

@@ -32,10 +32,9 @@ How it decides:
    for about 0.3 per point, issue #42), and a search departs from it only when the best
    candidate's gain over it, paired world by world, exceeds ``evidence`` standard errors (3):
    the playouts model such opponents only roughly, and the best of a few noisy means is mostly
-   luck. An answer to a
-   cow-trade offer whose worth the opponent model knows (``.opponents``) may be given a lower
-   bar, ``offer_evidence`` (off by default; 1 tried in issue #42: the search has read what the
-   guide cannot, but no gain was measured yet).
+   luck. An answer to a cow-trade offer whose worth the opponent model knows (``.opponents``)
+   may be given a lower bar, ``offer_evidence`` (off by default; 1 tried in issue #42: the
+   search has read what the guide cannot, but no gain was measured yet).
 6. **Trivial requests** (a single choice, paying, knocking, a bid it cannot afford) are answered
    at once without search.
 

@@ -30,12 +30,16 @@ export function renderLeaderboard(main) {
     board, chart);
   let lobbies = null;
   const boardsOf = {}; // game -> its boards (GET /api/leaderboard "boards")
+  // each choice starts a load; an answer that arrives after a later choice's is dropped, so the
+  // board and the chart always show the last choice whatever order the answers come in
+  let latest = 0;
   const load = async () => {
+    const ticket = ++latest;
     clear(board).appendChild(h("p", { class: "muted" }, t("web.account.loading")));
     clear(chart);
     const data = await getJSON(`/api/leaderboard?game=${encodeURIComponent(game.value)}&rules=${encodeURIComponent(rules.value)}&kind=${kind.value}`);
+    if (ticket !== latest || !board.isConnected) return;
     clear(board);
-    if (!board.isConnected) return;
     // every board of the game that holds ratings (a rated rule set that is no ranked preset too)
     boardsOf[data.game] = data.boards;
     if ([...rules.options].map((o) => o.value).join("\n") !== data.boards.join("\n")) fillRules(data.rules);
@@ -56,6 +60,7 @@ export function renderLeaderboard(main) {
         h("td", { class: "opt" }, e.last_played ? when(e.last_played) : "")))))));
     const top = data.entries.slice(0, CHART_BOTS);
     const details = await Promise.all(top.map((e) => getJSON(`/api/players/${encodeURIComponent(e.name)}`).catch(() => null)));
+    if (ticket !== latest) return;
     const series = top.map((e, i) => ({
       name: e.name,
       color: COLORS[i % COLORS.length],
